@@ -1,0 +1,85 @@
+/*
+ * fault (Bonsai §7.3): all threads but one soft-fault fresh anonymous pages
+ * of one shared mapping (each thread its own slice), re-arming them with
+ * MADV_DONTNEED after every round; thread 0 spends a fixed share of its
+ * operations on mmap/munmap elsewhere, which takes mmap_lock for writing.
+ * Fixed work, not a fraction of time: gem5 time is simulated.
+ */
+#include "harness.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+static const struct param params[] = {
+	{ "iters", "8", "rounds over each thread's slice" },
+	{ "pages", "64", "pages in each thread's slice" },
+	{ "mmap_pct", "10", "share (%) of thread 0's operations that are an "
+			    "mmap+munmap pair (with threads > 1)" },
+	{ NULL }
+};
+
+static char *region;
+
+static int setup(int n)
+{
+	region = mmap(NULL, n * param_int("pages") * PAGE_SIZE, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (region == MAP_FAILED)
+		die("mmap region: %s", strerror(errno));
+	return 0;
+}
+
+static void mmap_munmap(struct worker *w)
+{
+	char *want = (char *)(REGION_BASE + w->tid * THREAD_STRIDE);
+	char *p = mmap(want, PAGE_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	if (p != want)
+		die("thread %d: mmap: %s", w->tid, strerror(errno));
+	if (munmap(p, PAGE_SIZE))
+		die("thread %d: munmap: %s", w->tid, strerror(errno));
+	w->extra++;
+}
+
+static void run(struct worker *w)
+{
+	long long iters = param_int("iters"), pages = param_int("pages");
+	long long pct = nthreads > 1 && w->tid == 0 ? param_int("mmap_pct") : 0;
+	char *mine = region + w->tid * pages * PAGE_SIZE;
+	long long step = 0;
+
+	for (long long i = 0; i < iters; i++) {
+		for (long long pg = 0; pg < pages; pg++) {
+			char *p = mine + pg * PAGE_SIZE;
+
+			/* Spread thread 0's mmaps evenly through its faults. */
+			while (pct && (step++ % 100) < pct)
+				mmap_munmap(w);
+			check_zero_word(w, p);
+			fill_page(p, (uintptr_t)p, i);
+			w->ops++;
+		}
+		for (long long pg = 0; pg < pages; pg++)
+			check_page(w, mine + pg * PAGE_SIZE, (uintptr_t)mine + pg * PAGE_SIZE, i);
+		if (madvise(mine, pages * PAGE_SIZE, MADV_DONTNEED))
+			die("thread %d: madvise: %s", w->tid, strerror(errno));
+	}
+}
+
+static void teardown(void)
+{
+	munmap(region, nthreads * param_int("pages") * PAGE_SIZE);
+}
+
+const struct workload workload = {
+	.name = "fault",
+	.summary = "threads soft-fault fresh pages while thread 0 also mmaps/munmaps",
+	.ops_unit = "page fault",
+	.extra_name = "mmap_ops",
+	.params = params,
+	.setup = setup,
+	.run = run,
+	.teardown = teardown,
+};

@@ -1,0 +1,388 @@
+#define _GNU_SOURCE
+#include "harness.h"
+#include "m5ops.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+int nthreads;
+
+static const struct param common_params[] = {
+	{ "threads", "0", "worker threads, one per CPU (0: all online CPUs)" },
+	{ "seed", "1", "seed for the workers' random choices" },
+	{ "pin", "1", "pin worker i to CPU i (mod online CPUs)" },
+	{ "inject", "0", "1: corrupt the first page written, behind the "
+			  "workload's back (/proc/self/mem), to prove "
+			  "verification catches it" },
+	{ NULL }
+};
+
+#define MAX_PARAMS 32
+static struct { const char *name; const char *value; } values[MAX_PARAMS];
+static int nvalues;
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", workload.name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static const struct param *find_param(const char *name)
+{
+	for (const struct param *p = workload.params; p && p->name; p++)
+		if (!strcmp(p->name, name))
+			return p;
+	for (const struct param *p = common_params; p->name; p++)
+		if (!strcmp(p->name, name))
+			return p;
+	return NULL;
+}
+
+const char *param_str(const char *name)
+{
+	for (int i = nvalues - 1; i >= 0; i--)
+		if (!strcmp(values[i].name, name))
+			return values[i].value;
+	const struct param *p = find_param(name);
+	if (!p)
+		die("internal: no parameter %s", name);
+	return p->dflt;
+}
+
+static int parse_int(const char *s, long long *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 0);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	}
+	if (*end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+long long param_int(const char *name)
+{
+	long long v;
+
+	if (parse_int(param_str(name), &v))
+		die("%s=%s is not a number", name, param_str(name));
+	return v;
+}
+
+static void print_params_json(FILE *f, const struct param *ps, int *first)
+{
+	for (const struct param *p = ps; p && p->name; p++) {
+		fprintf(f, "%s\"%s\":{\"default\":\"%s\",\"help\":\"%s\"}",
+			*first ? "" : ",", p->name, p->dflt, p->help);
+		*first = 0;
+	}
+}
+
+/* Machine-readable description: the host tools validate runs against it. */
+static void describe(void)
+{
+	int first = 1;
+
+	printf("{\"name\":\"%s\",\"summary\":\"%s\",\"ops_unit\":\"%s\",\"params\":{",
+	       workload.name, workload.summary, workload.ops_unit);
+	print_params_json(stdout, workload.params, &first);
+	print_params_json(stdout, common_params, &first);
+	printf("}}\n");
+}
+
+static void parse_args(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+
+		if (!strcmp(argv[i], "--describe")) {
+			describe();
+			exit(0);
+		}
+		if (!eq || eq == argv[i])
+			die("argument '%s' is not NAME=VALUE (see --describe)", argv[i]);
+		*eq = 0;
+		if (!find_param(argv[i]))
+			die("unknown parameter '%s' (see --describe)", argv[i]);
+		if (nvalues == MAX_PARAMS)
+			die("too many parameters");
+		values[nvalues].name = argv[i];
+		values[nvalues++].value = eq + 1;
+	}
+	/* Validate every numeric parameter up front. */
+	for (const struct param *p = workload.params; p && p->name; p++)
+		if (p->dflt[0] >= '0' && p->dflt[0] <= '9')
+			(void)param_int(p->name);
+	for (const struct param *p = common_params; p->name; p++)
+		(void)param_int(p->name);
+}
+
+/* --- verification ------------------------------------------------------ */
+
+static atomic_int inject_pending;
+
+static void inject_corruption(uint64_t *word)
+{
+	uint64_t bad = ~*word;
+	int fd = open("/proc/self/mem", O_RDWR);
+
+	/* A write through another path into the page, as a kernel bug would. */
+	if (fd < 0 || pwrite(fd, &bad, sizeof(bad), (off_t)(uintptr_t)word) != sizeof(bad))
+		die("inject: cannot write /proc/self/mem: %s", strerror(errno));
+	close(fd);
+	fprintf(stderr, "%s: injected a corrupt word at %p\n", workload.name, (void *)word);
+}
+
+void fill_page(void *page, uint64_t key, uint64_t gen)
+{
+	uint64_t *w = page;
+
+	for (size_t i = 0; i < WORDS_PER_PAGE; i++)
+		w[i] = key + 8 * i + (gen << 48);
+	if (atomic_exchange(&inject_pending, 0))
+		inject_corruption(&w[7]);
+}
+
+uint64_t check_page(struct worker *wk, const void *page, uint64_t key, uint64_t gen)
+{
+	const volatile uint64_t *w = page;
+	uint64_t bad = 0;
+
+	for (size_t i = 0; i < WORDS_PER_PAGE; i++) {
+		uint64_t want = key + 8 * i + (gen << 48);
+
+		if (w[i] != want) {
+			if (!bad && wk->errors < 4)
+				fprintf(stderr, "%s: thread %d: CORRUPT word %zu of page %p: "
+					"0x%llx, expected 0x%llx\n", workload.name, wk->tid, i,
+					page, (unsigned long long)w[i],
+					(unsigned long long)want);
+			bad++;
+		}
+	}
+	if (bad)
+		wk->errors++;
+	return bad;
+}
+
+uint64_t check_zero_word(struct worker *wk, const void *word)
+{
+	uint64_t v = *(const volatile uint64_t *)word;
+
+	if (!v)
+		return 0;
+	if (wk->errors < 4)
+		fprintf(stderr, "%s: thread %d: fresh page %p is not zero: 0x%llx\n",
+			workload.name, wk->tid, word, (unsigned long long)v);
+	wk->errors++;
+	return 1;
+}
+
+uint64_t xorshift(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+/* --- barrier ----------------------------------------------------------- */
+
+static struct {
+	atomic_int count __attribute__((aligned(64)));
+	atomic_int sense __attribute__((aligned(64)));
+} bar;
+
+void barrier_wait(void)
+{
+	int sense = !atomic_load(&bar.sense);
+	unsigned spins = 0;
+
+	if (atomic_fetch_add(&bar.count, 1) == nthreads - 1) {
+		atomic_store(&bar.count, 0);
+		atomic_store(&bar.sense, sense);
+		return;
+	}
+	while (atomic_load(&bar.sense) != sense) {
+		_mm_pause();
+		/* Oversubscribed hosts (TCG vCPUs) need the waiters to step aside. */
+		if (++spins % 1024 == 0)
+			sched_yield();
+	}
+}
+
+/* --- counters from the kernel ----------------------------------------- */
+
+static const char *const vmstat_keys[] = {
+	"pgfault", "vma_lock_success", "vma_lock_abort", "vma_lock_retry",
+	"vma_lock_miss", "nr_tlb_remote_flush", "nr_tlb_remote_flush_received",
+	"nr_tlb_local_flush_all", "nr_tlb_local_flush_one", NULL
+};
+#define NKEYS (sizeof(vmstat_keys) / sizeof(vmstat_keys[0]) - 1)
+
+/* Reads the keys above from /proc/vmstat; -1 for a key the kernel lacks. */
+static void read_vmstat(long long *out)
+{
+	char name[64];
+	long long v;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	for (size_t i = 0; i < NKEYS; i++)
+		out[i] = -1;
+	if (!f)
+		return;
+	while (fscanf(f, "%63s %lld", name, &v) == 2)
+		for (size_t i = 0; i < NKEYS; i++)
+			if (!strcmp(name, vmstat_keys[i]))
+				out[i] = v;
+	fclose(f);
+}
+
+/* --- workers ----------------------------------------------------------- */
+
+static struct worker workers[MAX_THREADS];
+static int ncpus;
+
+static inline uint64_t cycles_now(void)
+{
+	_mm_lfence();
+	return __rdtsc();
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	uint64_t t0;
+
+	if (param_int("pin")) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(w->cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			die("thread %d: cannot pin to CPU %d: %s", w->tid, w->cpu,
+			    strerror(errno));
+	}
+	barrier_wait();			/* everyone pinned and ready */
+	if (w->tid == 0)
+		m5_work_begin(0, 0);	/* gem5: reset stats here */
+	barrier_wait();
+	t0 = cycles_now();
+	workload.run(w);
+	w->cycles = cycles_now() - t0;
+	barrier_wait();
+	if (w->tid == 0)
+		m5_work_end(0, 0);	/* gem5: dump the ROI's stats */
+	return NULL;
+}
+
+static void print_result(long long *before, long long *after, struct rusage *ru0,
+			 struct rusage *ru1)
+{
+	uint64_t ops = 0, errors = 0, extra = 0, max_cycles = 0;
+	double cpo_sum = 0;
+	int first = 1;
+
+	for (int i = 0; i < nthreads; i++) {
+		ops += workers[i].ops;
+		errors += workers[i].errors;
+		extra += workers[i].extra;
+		if (workers[i].cycles > max_cycles)
+			max_cycles = workers[i].cycles;
+		if (workers[i].ops)
+			cpo_sum += (double)workers[i].cycles / workers[i].ops;
+	}
+	printf("VMSCALE-RESULT {\"workload\":\"%s\",\"ok\":%s,\"errors\":%llu,"
+	       "\"threads\":%d,\"online_cpus\":%d,\"m5\":\"%s\",\"ops_unit\":\"%s\","
+	       "\"ops\":%llu,\"cycles\":%llu,\"cycles_per_op\":%.1f,"
+	       "\"ops_per_mcycle\":%.3f,",
+	       workload.name, errors ? "false" : "true", (unsigned long long)errors,
+	       nthreads, ncpus, m5_mode_name(m5_mode()), workload.ops_unit,
+	       (unsigned long long)ops, (unsigned long long)max_cycles,
+	       cpo_sum / nthreads, max_cycles ? ops * 1e6 / max_cycles : 0.0);
+	if (workload.extra_name)
+		printf("\"%s\":%llu,", workload.extra_name, (unsigned long long)extra);
+	printf("\"minflt\":%ld,\"params\":{", ru1->ru_minflt - ru0->ru_minflt);
+	for (const struct param *p = workload.params; p && p->name; p++, first = 0)
+		printf("%s\"%s\":\"%s\"", first ? "" : ",", p->name, param_str(p->name));
+	printf("},\"vmstat\":{");
+	first = 1;
+	for (size_t i = 0; i < NKEYS; i++)
+		if (before[i] >= 0 && after[i] >= 0) {
+			printf("%s\"%s\":%lld", first ? "" : ",", vmstat_keys[i],
+			       after[i] - before[i]);
+			first = 0;
+		}
+	printf("},\"thread_cycles\":[");
+	for (int i = 0; i < nthreads; i++)
+		printf("%s%llu", i ? "," : "", (unsigned long long)workers[i].cycles);
+	printf("]}\n");
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t tids[MAX_THREADS];
+	long long before[NKEYS], after[NKEYS];
+	struct rusage ru0, ru1;
+
+	parse_args(argc, argv);
+	if (m5_init() < 0)
+		return 2;
+	ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	nthreads = param_int("threads") ? param_int("threads") : ncpus;
+	if (nthreads < 1 || nthreads > MAX_THREADS)
+		die("threads=%d: must be 1..%d", nthreads, MAX_THREADS);
+	atomic_store(&inject_pending, param_int("inject") != 0);
+	if (workload.setup && workload.setup(nthreads))
+		die("setup failed");
+	for (int i = 0; i < nthreads; i++) {
+		workers[i].tid = i;
+		workers[i].cpu = i % ncpus;
+		workers[i].rng = 0x9E3779B97F4A7C15ULL * (param_int("seed") + i + 1);
+	}
+	read_vmstat(before);
+	getrusage(RUSAGE_SELF, &ru0);
+	for (int i = 1; i < nthreads; i++)
+		if (pthread_create(&tids[i], NULL, worker_main, &workers[i]))
+			die("cannot start thread %d", i);
+	worker_main(&workers[0]);
+	for (int i = 1; i < nthreads; i++)
+		pthread_join(tids[i], NULL);
+	getrusage(RUSAGE_SELF, &ru1);
+	read_vmstat(after);
+	if (workload.teardown)
+		workload.teardown();
+	print_result(before, after, &ru0, &ru1);
+	for (int i = 0; i < nthreads; i++)
+		if (workers[i].errors)
+			return 1;
+	return 0;
+}

@@ -1,0 +1,70 @@
+/*
+ * The shared harness of the vmscale workloads: parameters, pinned threads,
+ * barriers, a fixed-work measured loop between ROI markers, rdtsc cycle
+ * counts, content verification and one JSON result line on stdout.
+ *
+ * A workload is one C file that defines `const struct workload workload`.
+ * Each worker runs the workload's `run` once, between barriers that the
+ * harness places around it; `run` does a fixed amount of work (never a
+ * wall-clock loop: time under gem5 is simulated) and counts its operations.
+ */
+#ifndef VMSCALE_HARNESS_H
+#define VMSCALE_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PAGE_SIZE 4096UL
+#define WORDS_PER_PAGE (PAGE_SIZE / sizeof(uint64_t))
+#define MAX_THREADS 1024
+
+/* Fixed virtual addresses keep threads' ranges disjoint, as in RadixVM. */
+#define REGION_BASE 0x100000000000UL	/* 16 TiB */
+#define THREAD_STRIDE (1UL << 30)	/* 1 GiB of address space per thread */
+
+struct param {
+	const char *name;
+	const char *dflt;	/* default, as text; numbers take k/m/g */
+	const char *help;
+};
+
+struct worker {
+	int tid;
+	int cpu;
+	uint64_t ops;		/* operations done inside the ROI */
+	uint64_t errors;	/* verification failures */
+	uint64_t cycles;	/* rdtsc cycles of the measured loop */
+	uint64_t extra;		/* a workload-specific second count */
+	uint64_t rng;
+	void *priv;
+} __attribute__((aligned(64)));
+
+struct workload {
+	const char *name;
+	const char *summary;
+	const char *ops_unit;		/* what one op is, for the result row */
+	const char *extra_name;		/* name of worker.extra, or NULL */
+	const struct param *params;	/* terminated by {NULL} */
+	int (*setup)(int nthreads);	/* before the workers start, may be NULL */
+	void (*run)(struct worker *w);	/* the measured loop of one worker */
+	void (*teardown)(void);		/* may be NULL */
+};
+
+extern const struct workload workload;
+extern int nthreads;
+
+/* Parameter values (workload params and the common ones). */
+long long param_int(const char *name);
+const char *param_str(const char *name);
+
+/* Verification: word i of a page holds key + 8*i + (gen << 48). */
+void fill_page(void *page, uint64_t key, uint64_t gen);
+uint64_t check_page(struct worker *w, const void *page, uint64_t key, uint64_t gen);
+uint64_t check_zero_word(struct worker *w, const void *word);
+
+/* All workers meet here (a spinning, sense-reversing barrier). */
+void barrier_wait(void);
+uint64_t xorshift(uint64_t *state);
+void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,91 @@
+/*
+ * pagecache (Piggin): threads read pages of one shared, cached file, both
+ * with pread (a page-cache lookup and copy) and by mapping a page and
+ * faulting it in (a page-cache lookup in the fault path).
+ */
+#define _GNU_SOURCE
+#include "harness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static const struct param params[] = {
+	{ "iters", "500", "page reads per thread" },
+	{ "file_pages", "256", "size of the shared file in pages" },
+	{ "pread", "1", "1: read each page with pread" },
+	{ "mmap", "1", "1: also map the page and fault it in" },
+	{ "dir", "/var/tmp", "directory for the file (the guest's root is ext2)" },
+	{ NULL }
+};
+
+#define GEN 0x77
+static int fd;
+static char path[4096];
+
+static int setup(int n)
+{
+	long long np = param_int("file_pages");
+	static uint64_t buf[WORDS_PER_PAGE];
+
+	(void)n;
+	if (np < 1)
+		die("file_pages must be >= 1");
+	snprintf(path, sizeof(path), "%s/vmscale-pagecache-%d", param_str("dir"), getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		die("%s: %s", path, strerror(errno));
+	for (long long pg = 0; pg < np; pg++) {
+		fill_page(buf, pg * PAGE_SIZE, GEN);	/* keyed by file offset */
+		if (pwrite(fd, buf, PAGE_SIZE, pg * PAGE_SIZE) != (ssize_t)PAGE_SIZE)
+			die("write %s: %s", path, strerror(errno));
+	}
+	fsync(fd);	/* clean pages: later reads are pure lookups */
+	return 0;
+}
+
+static void run(struct worker *w)
+{
+	long long iters = param_int("iters"), np = param_int("file_pages");
+	int use_pread = param_int("pread"), use_mmap = param_int("mmap");
+	static __thread uint64_t buf[WORDS_PER_PAGE];
+
+	for (long long i = 0; i < iters; i++) {
+		off_t off = (xorshift(&w->rng) % np) * PAGE_SIZE;
+
+		if (use_pread) {
+			if (pread(fd, buf, PAGE_SIZE, off) != (ssize_t)PAGE_SIZE)
+				die("thread %d: pread: %s", w->tid, strerror(errno));
+			check_page(w, buf, off, GEN);
+		}
+		if (use_mmap) {
+			char *p = mmap(NULL, PAGE_SIZE, PROT_READ, MAP_SHARED, fd, off);
+
+			if (p == MAP_FAILED)
+				die("thread %d: mmap: %s", w->tid, strerror(errno));
+			check_page(w, p, off, GEN);
+			munmap(p, PAGE_SIZE);
+		}
+		w->ops++;
+	}
+}
+
+static void teardown(void)
+{
+	close(fd);
+	unlink(path);
+}
+
+const struct workload workload = {
+	.name = "pagecache",
+	.summary = "threads read pages of one cached file with pread and mmap faults",
+	.ops_unit = "page read",
+	.params = params,
+	.setup = setup,
+	.run = run,
+	.teardown = teardown,
+};

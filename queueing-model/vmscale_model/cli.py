@@ -1,0 +1,136 @@
+"""`vmscale model ...`: fit, predict, simulate and reproduce Piggin Figure 3.1."""
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from vmscale_model import des, fit as fitlib, network, solvers
+from vmscale_model.network import LAWS
+
+
+def _fit(a):
+    from vmscale_model import plot
+    rows = fitlib.load_table(a.table, a.workload, a.variant, a.backend)
+    data = fitlib.prepare(rows)
+    f = fitlib.fit(data, a.law, a.per_hop)
+    out = Path(a.out or Path(a.table).with_suffix("").as_posix() + "-model")
+    out.mkdir(parents=True, exist_ok=True)
+    summary = {"table": str(a.table), "workload": a.workload, "variant": a.variant, "backend": a.backend,
+               "fit": f.summary(), "measured": {"cores": data.cores.tolist(), "throughput": data.throughput.tolist()}}
+    hold = None
+    if a.holdout:
+        try:
+            hold = fitlib.holdout(data, a.holdout, a.law, a.per_hop)
+            summary["holdout"] = {k: v for k, v in hold.items() if k != "fit"}
+        except fitlib.FitError as e:
+            summary["holdout"] = {"skipped": str(e)}
+            print(f"hold-out skipped: {e}", file=sys.stderr)
+    if len(data.cores) >= 4:
+        summary["usl"] = fitlib.fit_usl(data)
+    grid = [int(x) for x in (64, 256, 1024, 4096) if x > data.cores.max()]
+    summary["predictions"] = {}
+    for law in LAWS:
+        lo, hi = f.band(grid, law)
+        summary["predictions"][law] = [{"cores": n, "throughput": float(m), "low": float(l), "high": float(h)}
+                                       for n, m, l, h in zip(grid, f.predict(grid, law), lo, hi)]
+    title = f"{a.workload or 'all workloads'} / {a.variant or 'all variants'}: contended-line model"
+    figs = plot.scaling(f, str(out / "scaling"), title, max_cores=a.max_cores, holdout=hold, note=a.note)
+    summary["figures"] = figs
+    (out / "fit.json").write_text(json.dumps(summary, indent=2) + "\n")
+    s = f.summary()
+    print(f"fit ({s['points']} core counts, law {s['law']}): think {s['think']:.4g} ± {s.get('think_stderr', float('nan')):.2g}, "
+          f"service {s['service']:.4g} ± {s.get('service_stderr', float('nan')):.2g} per op, "
+          f"R² {s['r2']:.4f}, ceiling {s['ceiling']:.4g} {data.unit}")
+    if hold:
+        errs = ", ".join(f"{n}c {100 * e:+.1f}%" for n, e in zip(hold["cores"], hold["relative_error"]))
+        print(f"hold-out: fitted without the {a.holdout} largest core count(s); prediction error {errs}")
+    for law in LAWS:
+        p = summary["predictions"][law]
+        if p:
+            print(f"  {law:8} at {p[-1]['cores']} cores: {p[-1]['throughput']:.4g} [{p[-1]['low']:.4g}, {p[-1]['high']:.4g}]")
+    print(f"wrote {out / 'fit.json'} and {', '.join(figs)}")
+    return 0
+
+
+def _model(a):
+    service = network.Cost(a.service, a.per_hop, a.law)
+    return network.Model(think=a.think, stations=(network.Station("line", service),), dist=a.dist).validate()
+
+
+def _simulate(a):
+    m = _model(a)
+    t = time.time()
+    r = des.simulate(m, a.cores, ops=a.ops, seed=a.seed)
+    print(json.dumps(dict(r.as_row(), mva_throughput=solvers.mva_throughput(m, a.cores) if m.product_form() else None,
+                          wall_seconds=round(time.time() - t, 3)), indent=2))
+    return 0
+
+
+def _mva(a):
+    m = _model(a)
+    for n in a.cores_list:
+        print(f"{n:6d} {solvers.mva_throughput(m, n):.6g}")
+    return 0
+
+
+def _piggin(a):
+    from vmscale_model import plot
+    Path(a.out).mkdir(parents=True, exist_ok=True)
+    figs = plot.piggin_figure(str(Path(a.out) / "piggin-fig3.1"), ops=a.ops)
+    print(f"wrote {', '.join(figs)}")
+    return 0
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="vmscale model", description="queueing model of contended cache lines")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    f = sub.add_parser("fit", help="fit to a tidy result table, hold out, predict to 4096 cores, plot")
+    f.add_argument("table")
+    f.add_argument("--workload")
+    f.add_argument("--variant")
+    f.add_argument("--backend")
+    f.add_argument("--law", default="crossbar", choices=LAWS, help="interconnect the data came from")
+    f.add_argument("--per-hop", type=float, help="fix the per-hop service time (default: fitted for non-crossbar laws)")
+    f.add_argument("--holdout", type=int, default=1, help="largest core counts held out for validation (0: none)")
+    f.add_argument("--max-cores", type=int, default=4096)
+    f.add_argument("--out", help="output directory (default: TABLE-model/)")
+    f.add_argument("--note", help="a line of provenance printed on the figure")
+    f.set_defaults(func=_fit)
+    for name, func, help_ in (("simulate", _simulate, "run the SimPy model once"),
+                              ("mva", _mva, "exact MVA throughput")):
+        s = sub.add_parser(name, help=help_)
+        s.add_argument("--think", type=float, required=True, help="mean local work per operation")
+        s.add_argument("--service", type=float, required=True, help="line transfer time (fixed part)")
+        s.add_argument("--per-hop", type=float, default=0.0)
+        s.add_argument("--law", default="crossbar", choices=LAWS)
+        s.add_argument("--dist", default="exp", choices=["exp", "det"])
+        if name == "simulate":
+            s.add_argument("--cores", type=int, required=True)
+            s.add_argument("--ops", type=int, default=50_000)
+            s.add_argument("--seed", type=int, default=1)
+        else:
+            s.add_argument("--cores", dest="cores_list", type=lambda t: [int(x) for x in t.split(",")],
+                           default=[1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096])
+        s.set_defaults(func=func)
+    g = sub.add_parser("piggin", help="reproduce Piggin Figure 3.1")
+    g.add_argument("--out", default=".")
+    g.add_argument("--ops", type=int, default=20_000)
+    g.set_defaults(func=_piggin)
+    return p
+
+
+def main(argv=None):
+    a = parser().parse_args(argv)
+    try:
+        return a.func(a)
+    except (fitlib.FitError, ValueError) as e:
+        print(f"vmscale model: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,77 @@
+"""Figures: measured scaling with the fitted model, hold-out, extrapolation bands and the
+1/S ceiling; and Piggin's Figure 3.1 (queueing model vs simulator vs Amdahl)."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from vmscale_model import des, network, solvers  # noqa: E402
+from vmscale_model.network import LAWS  # noqa: E402
+
+COLORS = {"crossbar": "tab:blue", "mesh": "tab:green", "ring": "tab:red", "tree": "tab:purple"}
+
+
+def _save(fig, stem):
+    paths = []
+    for ext in ("png", "svg"):
+        p = f"{stem}.{ext}"
+        fig.savefig(p, dpi=130, bbox_inches="tight")
+        paths.append(p)
+    plt.close(fig)
+    return paths
+
+
+def scaling(fit, stem, title, max_cores=4096, holdout=None, laws=LAWS, note=None):
+    """Measured points, the fit, extrapolation per interconnect law with bands, ideal, ceiling."""
+    d = fit.data
+    fig, ax = plt.subplots(figsize=(7.5, 5))
+    grid = np.unique(np.round(np.logspace(0, np.log10(max_cores), 60)).astype(int))
+    per_core = fit.predict([1])[0]
+    ax.plot(grid, per_core * grid, "k:", lw=1, label="ideal linear")
+    for law in laws:
+        lo, hi = fit.band(grid, law)
+        mid = fit.predict(grid, law)
+        ax.plot(grid, mid, color=COLORS[law], lw=1.6, label=f"model, {law}" + (" (fitted)" if law == fit.law else ""))
+        ax.fill_between(grid, lo, hi, color=COLORS[law], alpha=0.15)
+    ceiling = 1.0 / float(fit.service(int(d.cores.max())))
+    ax.axhline(ceiling, color="gray", ls="--", lw=1, label=f"1/S ceiling ({fit.law}, N={int(d.cores.max())})")
+    ax.errorbar(d.cores, d.throughput, yerr=d.spread, fmt="o", color="k", ms=5, label="measured", zorder=5)
+    if holdout:
+        ax.plot(holdout["cores"], holdout["predicted"], "x", color="tab:orange", ms=9, mew=2,
+                label=f"hold-out prediction (max error {100 * holdout['max_abs_relative_error']:.0f}%)", zorder=6)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("cores")
+    ax.set_ylabel(f"throughput ({d.unit})")
+    ax.set_title(title)
+    if note:
+        ax.text(0.01, 0.01, note, transform=ax.transAxes, fontsize=7, color="gray", va="bottom")
+    ax.legend(fontsize=7, loc="upper left")
+    ax.grid(True, which="both", alpha=0.2)
+    return _save(fig, stem)
+
+
+def piggin_figure(stem, v=100_000.0, s=500e-9, max_cores=64, ops=20_000, seed=1):
+    """Piggin Figure 3.1: closed form (eq. 3.9), a deterministic simulator (the thesis's),
+    Amdahl (eq. 3.14), plus the exponential DES and MVA, for v = 1e5/s and S = 500 ns."""
+    n = np.arange(1, max_cores + 1)
+    sim_n = np.unique(np.concatenate([np.arange(1, 9), np.arange(10, max_cores + 1, 4)]))
+    det = network.single_line(1.0 / v, s, dist="det")
+    exp = network.single_line(1.0 / v, s, dist="exp")
+    det_x = [des.simulate(det, int(k), ops=ops, seed=seed).throughput for k in sim_n]
+    exp_x = [des.simulate(exp, int(k), ops=ops, seed=seed).throughput for k in sim_n]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    ax.plot(n, solvers.piggin_throughput(n, v, s) / 1e6, label="queueing model (Piggin eq. 3.9)")
+    ax.plot(sim_n, np.array(det_x) / 1e6, "s", ms=4, label="simulator, deterministic (SimPy)")
+    ax.plot(sim_n, np.array(exp_x) / 1e6, "o", ms=4, mfc="none", label="simulator, exponential (SimPy)")
+    ax.plot(n, [solvers.mva_throughput(exp, int(k)) / 1e6 for k in n], "--", lw=1, label="exact MVA (exponential)")
+    ax.plot(n, solvers.amdahl_throughput(n, v, s) / 1e6, label="Amdahl (eq. 3.14)")
+    ax.axhline(1 / s / 1e6, color="gray", ls=":", label="1/S")
+    ax.set_xlabel("processors N")
+    ax.set_ylabel("throughput (M operations/s)")
+    ax.set_title("One contended cache line: v = 100,000/s, S = 500 ns (Piggin Fig. 3.1)")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return _save(fig, stem)

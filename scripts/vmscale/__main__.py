@@ -1,0 +1,3 @@
+from vmscale.cli import main
+
+raise SystemExit(main())

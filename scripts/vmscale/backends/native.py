@@ -1,0 +1,64 @@
+"""Native backend: the same static workloads on this host, one thread per CPU.
+
+For validation on real many-core machines.  Variants other than stock need a host
+running the vmscale kernel (the sysctls must exist and be writable).
+"""
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+from vmscale import console as consolelib
+from vmscale import paths
+from vmscale.errors import VmscaleError
+
+
+def max_cores() -> int:
+    return len(os.sched_getaffinity(0))
+
+
+def _set_sysctls(sysctls: dict) -> dict:
+    """Apply the variant's switches; return the old values to restore."""
+    old = {}
+    for path, value in sysctls.items():
+        f = Path("/proc/sys") / path
+        if not f.exists():
+            if value == "stock":
+                continue
+            raise VmscaleError(f"this host's kernel has no /proc/sys/{path}",
+                               "boot the vmscale kernel on this host, or use --kernel-variant stock")
+        old[path] = f.read_text().strip()
+        try:
+            f.write_text(value)
+        except OSError as e:
+            raise VmscaleError(f"cannot set /proc/sys/{path}={value}: {e}", "run as root") from e
+    return old
+
+
+def run_cases(cases: list, workdir: Path, timeout: int) -> tuple:
+    """Run each case as a host process; return (a console-like log, info)."""
+    log = []
+    t0 = time.time()
+    for case in cases:
+        log.append(f"VMSCALE-CASE-BEGIN {case.case_id} {case.variant} {case.workload}")
+        old = _set_sysctls(case.sysctls)
+        argv = [str(paths.workloads_dir() / case.workload)] + case.argv()[1:]
+        try:
+            for path in case.sysctls:
+                f = Path("/proc/sys") / path
+                if f.exists():
+                    log.append(f"VMSCALE-SYSCTL {path}={f.read_text().strip()}")
+            print(f"  [{time.time() - t0:6.1f}s native] {case.variant} {case.workload}", flush=True)
+            r = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+            log += r.stdout.splitlines() + r.stderr.splitlines()
+            rc = r.returncode
+        except subprocess.TimeoutExpired:
+            log.append(f"VMSCALE-ERROR {case.workload} timed out after {timeout} s")
+            rc = 124
+        finally:
+            _set_sysctls(old) if old else None
+        log.append(f"VMSCALE-CASE-END {case.case_id} rc={rc}")
+    text = "\n".join(["VMSCALE-SCRIPT-BEGIN"] + log + ["VMSCALE-SCRIPT-END", "VMSCALE-HALT"]) + "\n"
+    (workdir / "console.log").write_text(text)
+    return text, {"host_seconds": round(time.time() - t0, 1), "kernel_release": os.uname().release}

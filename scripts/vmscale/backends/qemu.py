@@ -1,0 +1,126 @@
+"""QEMU backend: boot the vmscale kernel and image with N vCPUs under TCG and run cases.
+
+One boot runs every case of the run (variants are switched in the guest), the script
+arrives through fw_cfg, and the console is watched for progress, the end marker and
+kernel problems.
+"""
+
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from vmscale import console as consolelib
+from vmscale import paths
+from vmscale.errors import VmscaleError
+
+QEMU = "qemu-system-x86_64"
+MAX_VCPUS = 255          # QEMU's pc machine (xAPIC, TCG)
+LPJ = 4000000            # skip delay-loop calibration on every vCPU (minutes under TCG)
+
+
+def max_cores(kernel_nr_cpus: int) -> int:
+    return min(MAX_VCPUS, kernel_nr_cpus)
+
+
+def memory_mib(cores: int) -> int:
+    """Enough for the default workload sizes at this many threads."""
+    return 768 + 16 * cores
+
+
+def default_timeout(cores: int, ncases: int) -> int:
+    """TCG runs every vCPU on the host's few cores: allow for boot plus each case."""
+    return 120 + 2 * cores + ncases * (30 + 3 * cores)
+
+
+def kernel_cmdline(extra=()) -> str:
+    args = ["console=ttyS0", "earlyprintk=ttyS0", "root=/dev/sda", "rw", "rootfstype=ext2",
+            "init=/init", "panic=-1", f"lpj={LPJ}", "nokaslr", "tsc=reliable"]
+    return " ".join(args + list(extra))
+
+
+def qemu_version() -> str:
+    exe = shutil.which(QEMU)
+    if not exe:
+        raise VmscaleError(f"{QEMU} not found", "apt-get install qemu-system-x86")
+    out = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
+    return out.splitlines()[0] if out else "unknown"
+
+
+def command(bzimage: Path, image: Path, script: Path, cores: int, mem: int, cmdline: str) -> list:
+    return [QEMU, "-M", "pc", "-accel", "tcg,thread=multi", "-cpu", "max",
+            "-smp", str(cores), "-m", f"{mem}M",
+            "-kernel", str(bzimage), "-append", cmdline,
+            "-drive", f"file={image},format=raw,if=ide,snapshot=on",
+            "-fw_cfg", f"name=opt/vmscale/run,file={script}",
+            "-display", "none", "-serial", "stdio", "-monitor", "none",
+            "-no-reboot", "-nodefaults"]
+
+
+def _progress(line: str, cores: int, t0: float):
+    line = line.strip()
+    for marker in ("VMSCALE-BOOTED", "VMSCALE-CASE-BEGIN", "VMSCALE-CASE-END", "VMSCALE-ERROR"):
+        if marker in line:
+            print(f"  [{time.time() - t0:6.1f}s qemu {cores}c] {line[line.index(marker):]}", flush=True)
+    for reason in consolelib.kernel_problems(line):
+        print(f"  [{time.time() - t0:6.1f}s qemu {cores}c] {reason}: {line}", flush=True)
+
+
+def boot(*, bzimage: Path, image: Path, script_text: str, cores: int, workdir: Path,
+         timeout: int, mem: int = None, extra_cmdline=()) -> tuple:
+    """Boot, run the script, return (console text, info dict).  Raises on no end marker."""
+    qemu_version()
+    for path, fix in ((bzimage, "run `vmscale build kernel`"), (image, "run `vmscale build image`")):
+        if not Path(path).is_file():
+            raise VmscaleError(f"{path} is missing", fix)
+    script = workdir / "run.sh"
+    script.write_text(script_text)
+    mem = mem or memory_mib(cores)
+    cmdline = kernel_cmdline(extra_cmdline)
+    cmd = command(bzimage, image, script, cores, mem, cmdline)
+    (workdir / "qemu.cmd").write_text(" ".join(cmd) + "\n")
+    log_path = workdir / "console.log"
+    t0 = time.time()
+    with open(log_path, "w") as log, open(workdir / "qemu.stderr", "w") as err:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=err, stdin=subprocess.DEVNULL)
+        seen = 0
+        timed_out = False
+        try:
+            while proc.poll() is None:
+                time.sleep(0.5)
+                text = log_path.read_text(errors="replace")
+                for line in text[seen:].splitlines(True):
+                    if line.endswith("\n"):
+                        _progress(line, cores, t0)
+                        seen += len(line)
+                if time.time() - t0 > timeout:
+                    timed_out = True
+                    proc.kill()
+                    proc.wait()
+        except BaseException:
+            proc.kill()
+            proc.wait()
+            raise
+    seconds = time.time() - t0
+    text = log_path.read_text(errors="replace")
+    info = {"qemu_cmd": cmd, "host_seconds": round(seconds, 1), "memory_mib": mem,
+            "cmdline": cmdline, "exit_code": proc.returncode}
+    parsed = consolelib.parse(text)
+    if not parsed.halted:
+        tail = " | ".join(l.strip() for l in text.splitlines()[-6:] if l.strip())
+        stderr = (workdir / "qemu.stderr").read_text().strip()
+        if timed_out:
+            why = f"timed out after {timeout} s"
+            fix = "raise --timeout, or lower --param iters"
+        elif parsed.problems:
+            why = f"{parsed.problems[0][0]}: {parsed.problems[0][1]}"
+            fix = "see console.log in the run directory"
+        elif parsed.booted_cpus is None:
+            why = "the kernel did not boot to /init"
+            fix = "check the kernel build (vmscale build kernel) and console.log"
+        else:
+            why = "the guest never printed its end marker"
+            fix = "see console.log"
+        raise VmscaleError(f"QEMU run at {cores} vCPUs failed: {why}; last console lines: {tail}"
+                           + (f"; qemu: {stderr[-300:]}" if stderr else ""), fix)
+    return text, info

@@ -1,0 +1,134 @@
+"""The `vmscale` command line."""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from vmscale import paths
+from vmscale.errors import VmscaleError
+
+
+def _csv(text):
+    return [t for t in text.split(",") if t]
+
+
+def cmd_build(a):
+    if not shutil.which("scons"):
+        raise VmscaleError("scons not found", "pip install scons")
+    targets = {"all": ["workloads", "image", "kernel"]}.get(a.what, [a.what])
+    cmd = ["scons", "-Q", "-f", str(paths.REPO / "SConstruct.local"), "-C", str(paths.REPO),
+           f"flavor={a.flavor}"] + targets
+    if a.kernel_source:
+        cmd.append(f"kernel_source={Path(a.kernel_source).resolve()}")
+    if a.jobs:
+        cmd.append(f"jobs={a.jobs}")
+    r = subprocess.run(cmd)
+    if r.returncode:
+        raise VmscaleError(f"build of {a.what} failed (scons exit {r.returncode})", "see the messages above")
+    return 0
+
+
+def cmd_run(a):
+    from vmscale import runner
+    final, rows, failures = runner.run(
+        backend=a.backend, cores=a.cores, workload_names=_csv(a.workload),
+        variant_names=_csv(a.kernel_variant), params=a.param, flavor=a.flavor, out=a.out,
+        timeout=a.timeout, memory=a.memory)
+    for r in rows:
+        status = "ok" if r["ok"] else f"FAILED: {r['failure']}"
+        cpo = r.get("cycles_per_op")
+        print(f"  {r['kernel_variant']:8} {r['workload']:10} {r['cores']:4}c  "
+              f"{cpo if cpo is not None else '-':>12} cycles/op  {status}")
+    print(f"run directory: {final}")
+    for f in failures:
+        print(f"vmscale: {f}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+def cmd_collect(a):
+    from vmscale import collect
+    out = collect.collect(a.run_dirs, a.output)
+    print(f"wrote {out}")
+    return 0
+
+
+def cmd_workloads(a):
+    from vmscale import workloads
+    for name in workloads.NAMES:
+        d = workloads.describe(name)
+        print(f"{name}: {d['summary']} (op = {d['ops_unit']})")
+        for p, spec in d["params"].items():
+            print(f"    {p}={spec['default']:<8} {spec['help']}")
+    return 0
+
+
+def cmd_demo(a):
+    from vmscale import demo
+    return demo.main(a)
+
+
+def cmd_model(a):
+    from vmscale_model import cli as model_cli
+    return model_cli.main(a.model_args)
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="vmscale", description="scalable-VM experiments: build, run, collect, model")
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    b = sub.add_parser("build", help="build workloads, the guest image and kernels (SConstruct.local)")
+    b.add_argument("what", nargs="?", default="all", choices=["all", "workloads", "image", "kernel"])
+    b.add_argument("--flavor", default="normal", help="kernel config flavour: normal, debug or kasan")
+    b.add_argument("--kernel-source", help="a Linux 6.12.y tarball (default: Debian's linux-source-6.12)")
+    b.add_argument("--jobs", type=int, help="parallel make jobs (default: host CPUs)")
+    b.set_defaults(func=cmd_build)
+
+    r = sub.add_parser("run", help="run workloads on a backend at one core count")
+    r.add_argument("--backend", default="qemu", help="qemu or native")
+    r.add_argument("--cores", type=int, required=True)
+    r.add_argument("--workload", required=True, help="comma-separated: local,pipeline,global,pageshare,fault,pagecache")
+    r.add_argument("--kernel-variant", default="stock", help="comma-separated variants, all in one boot")
+    r.add_argument("--param", action="append", default=[], help="NAME=VALUE or WORKLOAD.NAME=VALUE (repeatable)")
+    r.add_argument("--flavor", default="normal", help="kernel flavour to boot (qemu)")
+    r.add_argument("--out", help="run directory (default: runs/<date>-<backend>-<cores>c-<workloads>)")
+    r.add_argument("--timeout", type=int, help="seconds before the run is declared hung")
+    r.add_argument("--memory", type=int, help="guest memory in MiB (qemu)")
+    r.set_defaults(func=cmd_run)
+
+    c = sub.add_parser("collect", help="merge run directories into one tidy CSV table")
+    c.add_argument("run_dirs", nargs="+")
+    c.add_argument("-o", "--output", required=True)
+    c.set_defaults(func=cmd_collect)
+
+    w = sub.add_parser("workloads", help="list workloads and their parameters")
+    w.set_defaults(func=cmd_workloads)
+
+    d = sub.add_parser("demo", help="the main job: build, run a small sweep, fit the model, plot")
+    d.add_argument("--out", default=str(paths.runs_dir() / "demo"))
+    d.add_argument("--cores", default="2,4", help="core counts to run")
+    d.add_argument("--backend", help="force a backend (default: the best available)")
+    d.set_defaults(func=cmd_demo)
+
+    m = sub.add_parser("model", help="the queueing model (see `vmscale model --help`)", add_help=False)
+    m.add_argument("model_args", nargs=argparse.REMAINDER)
+    m.set_defaults(func=cmd_model)
+    return p
+
+
+def main(argv=None):
+    a = parser().parse_args(argv)
+    try:
+        return a.func(a)
+    except VmscaleError as e:
+        print(f"vmscale: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("vmscale: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""Read a guest console log: boot marker, per-case results, kernel problems.
+
+Pure functions over text, shared by every backend that boots a kernel.
+"""
+
+import json
+import re
+from dataclasses import dataclass, field
+
+# Lines a healthy kernel never prints.  Each maps to a short reason.
+KERNEL_PROBLEMS = [
+    (re.compile(r"Kernel panic - not syncing"), "kernel panic"),
+    (re.compile(r"\bOops\b|general protection fault"), "kernel oops"),
+    (re.compile(r"BUG: |kernel BUG at"), "kernel BUG"),
+    (re.compile(r"WARNING: (CPU|at) "), "kernel WARNING"),
+    (re.compile(r"possible (recursive|circular) locking|inconsistent lock state|lockdep"), "lockdep report"),
+    (re.compile(r"KASAN: "), "KASAN report"),
+    (re.compile(r"Unable to mount root fs|No working init found"), "root file system or /init not usable"),
+    (re.compile(r"rcu: INFO: rcu_\w+ (self-)?detected stall"), "RCU stall"),
+    (re.compile(r"soft lockup|hard LOCKUP"), "lockup"),
+]
+
+
+@dataclass
+class CaseOutput:
+    case_id: int
+    variant: str
+    workload: str
+    rc: int = None
+    result: dict = None
+    sysctls: dict = field(default_factory=dict)
+    lines: list = field(default_factory=list)
+    problems: list = field(default_factory=list)
+
+
+@dataclass
+class Console:
+    booted_cpus: int = None
+    kernel_release: str = None
+    script_began: bool = False
+    script_ended: bool = False
+    halted: bool = False
+    cases: dict = field(default_factory=dict)
+    problems: list = field(default_factory=list)   # (reason, line) anywhere in the log
+    errors: list = field(default_factory=list)     # VMSCALE-ERROR lines from /init
+
+
+def kernel_problems(line: str) -> list:
+    return [reason for pattern, reason in KERNEL_PROBLEMS if pattern.search(line)]
+
+
+def parse(text: str) -> Console:
+    con = Console()
+    current = None
+    for raw in text.splitlines():
+        line = raw.replace("\r", "")
+        for reason in kernel_problems(line):
+            con.problems.append((reason, line.strip()))
+            if current:
+                current.problems.append(reason)
+        m = re.search(r"VMSCALE-BOOTED cpus=(\d+) kernel=(\S+)", line)
+        if m:
+            con.booted_cpus, con.kernel_release = int(m.group(1)), m.group(2)
+            continue
+        if "VMSCALE-SCRIPT-BEGIN" in line:
+            con.script_began = True
+        elif "VMSCALE-SCRIPT-END" in line:
+            con.script_ended = True
+        elif "VMSCALE-HALT" in line:
+            con.halted = True
+        elif "VMSCALE-ERROR" in line:
+            con.errors.append(line.split("VMSCALE-ERROR", 1)[1].strip())
+        m = re.search(r"VMSCALE-CASE-BEGIN (\d+) (\S+) (\S+)", line)
+        if m:
+            current = CaseOutput(int(m.group(1)), m.group(2), m.group(3))
+            con.cases[current.case_id] = current
+            continue
+        if current is None:
+            continue
+        m = re.search(r"VMSCALE-CASE-END (\d+) rc=(\d+)", line)
+        if m and int(m.group(1)) == current.case_id:
+            current.rc = int(m.group(2))
+            current = None
+            continue
+        m = re.search(r"VMSCALE-SYSCTL (\S+?)=(\S*)", line)
+        if m:
+            current.sysctls[m.group(1)] = m.group(2)
+            continue
+        if "VMSCALE-RESULT " in line:
+            try:
+                current.result = json.loads(line.split("VMSCALE-RESULT ", 1)[1])
+            except json.JSONDecodeError:
+                current.lines.append(line)  # interleaved with a kernel message
+            continue
+        current.lines.append(line)
+    return con
+
+
+def case_failure(case: CaseOutput) -> str:
+    """Why a case failed, in a few words, or '' when it passed."""
+    if case.rc is None:
+        return "the guest never finished this case"
+    if case.rc == 97:
+        return "the guest could not set the variant's sysctl"
+    if case.rc == 98:
+        return f"the kernel lacks variant {case.variant} (no sysctl): build with the vmscale patches"
+    if case.problems:
+        return ", ".join(sorted(set(case.problems)))
+    if case.result is None:
+        tail = "; ".join(case.lines[-3:])
+        return f"workload exited rc={case.rc} without a result line: {tail}"
+    if not case.result.get("ok", False):
+        return f"content verification failed ({case.result.get('errors')} corrupt pages)"
+    if case.rc:
+        return f"workload exited rc={case.rc}"
+    return ""

@@ -1,0 +1,35 @@
+"""The run script the guest executes after boot: one case per (variant, workload).
+
+Pure text generation; the console parser (console.py) reads the markers it prints.
+"""
+
+import shlex
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Case:
+    case_id: int
+    workload: str
+    variant: str
+    args: dict = field(default_factory=dict)
+    sysctls: dict = field(default_factory=dict)
+
+    def argv(self) -> list:
+        return [f"/bin/{self.workload}"] + [f"{k}={v}" for k, v in self.args.items()]
+
+
+def render(cases: list) -> str:
+    lines = ["#!/bin/sh", "# vmscale run script (generated)", "echo VMSCALE-SCRIPT-BEGIN"]
+    for c in cases:
+        lines.append(f"echo 'VMSCALE-CASE-BEGIN {c.case_id} {c.variant} {c.workload}'")
+        lines.append("rc=0")
+        for path, value in c.sysctls.items():
+            # A missing switch means the kernel lacks the variant: fail the case, not the boot.
+            lines.append(f"if [ -w /proc/sys/{path} ]; then echo {shlex.quote(value)} > /proc/sys/{path} || rc=97;"
+                         f" elif [ {shlex.quote(value)} != stock ]; then rc=98; fi")
+            lines.append(f"[ -r /proc/sys/{path} ] && echo \"VMSCALE-SYSCTL {path}=$(cat /proc/sys/{path})\"")
+        lines.append(f"[ $rc = 0 ] && {{ {' '.join(shlex.quote(a) for a in c.argv())}; rc=$?; }}")
+        lines.append(f"echo \"VMSCALE-CASE-END {c.case_id} rc=$rc\"")
+    lines.append("echo VMSCALE-SCRIPT-END")
+    return "\n".join(lines) + "\n"

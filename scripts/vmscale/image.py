@@ -1,0 +1,66 @@
+"""The guest disk image: an ext2 file system made without root by `mke2fs -d`.
+
+It holds static busybox (every applet as a symlink), the m5 tool, the workloads and
+/init.  One image serves every kernel variant and every backend.
+"""
+
+import json
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from vmscale.errors import VmscaleError
+from vmscale.fileutil import atomic_write_text, sha256_file
+
+BUSYBOX = Path("/bin/busybox")
+SIZE_MIB = 128
+DIRS = ["bin", "sbin", "dev", "proc", "sys", "tmp", "var/tmp", "etc", "root"]
+
+
+def find_busybox() -> Path:
+    for cand in (BUSYBOX, Path("/usr/bin/busybox")):
+        if cand.is_file():
+            out = subprocess.run(["file", "-L", str(cand)], capture_output=True, text=True).stdout
+            if "statically linked" in out or "static-pie" in out:
+                return cand
+    raise VmscaleError("no static busybox found", "apt-get install busybox-static")
+
+
+def build_image(out: Path, init: Path, programs: list, busybox: Path = None) -> dict:
+    """Stage a tree and make `out` from it; return (and write beside it) a manifest."""
+    busybox = busybox or find_busybox()
+    if not shutil.which("mke2fs") and not Path("/sbin/mke2fs").exists():
+        raise VmscaleError("mke2fs not found", "apt-get install e2fsprogs")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    stage = out.parent / "stage"
+    shutil.rmtree(stage, ignore_errors=True)
+    for d in DIRS:
+        (stage / d).mkdir(parents=True)
+    shutil.copy2(busybox, stage / "bin/busybox")
+    applets = subprocess.run([str(busybox), "--list"], capture_output=True, text=True,
+                             check=True).stdout.split()
+    for applet in applets:
+        if applet != "busybox" and not (stage / "bin" / applet).exists():
+            (stage / "bin" / applet).symlink_to("busybox")
+    for prog in programs:
+        shutil.copy2(prog, stage / "bin" / Path(prog).name)
+    shutil.copy2(init, stage / "init")
+    (stage / "init").chmod(0o755)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.unlink(missing_ok=True)
+    mke2fs = shutil.which("mke2fs") or "/sbin/mke2fs"
+    r = subprocess.run([mke2fs, "-q", "-F", "-t", "ext2", "-L", "vmscale", "-E", "root_owner=0:0",
+                        "-d", str(stage), str(tmp), f"{SIZE_MIB}M"], capture_output=True, text=True)
+    if r.returncode:
+        raise VmscaleError(f"mke2fs failed: {r.stderr.strip()}")
+    tmp.rename(out)
+    manifest = {
+        "image": str(out),
+        "sha256": sha256_file(out),
+        "files": {f"/bin/{Path(p).name}": sha256_file(p) for p in programs} | {
+            "/init": sha256_file(init), "/bin/busybox": sha256_file(busybox)},
+        "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    atomic_write_text(out.with_suffix(".json"), json.dumps(manifest, indent=2) + "\n")
+    return manifest

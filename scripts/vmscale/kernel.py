@@ -1,0 +1,251 @@
+"""Build a Linux 6.12 kernel with the vmscale patch series, out of tree and incrementally.
+
+Source: Debian's linux-source-6.12 tarball by default, or any 6.12.y tarball.  The tree
+is extracted once, turned into a git repository and the series in kernel-patches/ is
+applied with `git am`; the configuration is `make tinyconfig` plus the fragments in
+kernel-patches/config/.  Outputs: vmlinux (gem5), bzImage (QEMU) and manifest.json.
+"""
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+from vmscale import paths
+from vmscale.errors import VmscaleError
+from vmscale.fileutil import atomic_write_text, sha256_file
+
+DEBIAN_SOURCE = Path("/usr/src/linux-source-6.12.tar.xz")
+FLAVORS = {
+    "normal": ["base.config"],
+    "debug": ["base.config", "debug.config"],
+    "kasan": ["base.config", "debug.config", "kasan.config"],
+}
+GIT_ID = ["-c", "user.name=vmscale build", "-c", "user.email=vmscale@localhost", "-c", "gc.auto=0"]
+
+
+# --- pure logic -------------------------------------------------------------
+
+def parse_kernel_version(makefile_text: str) -> tuple:
+    """(VERSION, PATCHLEVEL, SUBLEVEL) from the top-level Makefile's text."""
+    fields = {}
+    for key in ("VERSION", "PATCHLEVEL", "SUBLEVEL"):
+        m = re.search(rf"^{key}\s*=\s*(\d+)\s*$", makefile_text, re.M)
+        if not m:
+            raise VmscaleError(f"kernel Makefile has no {key}", "point at a Linux source tarball")
+        fields[key] = int(m.group(1))
+    return fields["VERSION"], fields["PATCHLEVEL"], fields["SUBLEVEL"]
+
+
+def fragment_options(text: str) -> dict:
+    """CONFIG_X -> value ('n' for '# CONFIG_X is not set' and 'CONFIG_X=n')."""
+    opts = {}
+    for line in text.splitlines():
+        line = line.strip()
+        m = re.match(r"^(CONFIG_\w+)=(.*)$", line) or re.match(r"^# (CONFIG_\w+) is not set$", line)
+        if m:
+            opts[m.group(1)] = m.group(2) if m.lastindex == 2 else "n"
+    return opts
+
+
+def config_mismatches(config_text: str, fragment_texts: list) -> list:
+    """Options the fragments ask for that the final .config does not have."""
+    have = fragment_options(config_text)
+    want = {}
+    for text in fragment_texts:
+        want.update(fragment_options(text))
+    bad = []
+    for key, value in want.items():
+        got = have.get(key, "n")
+        if got != value:
+            bad.append(f"{key}={value} (got {got})")
+    return bad
+
+
+def series_files(patch_dir: Path) -> list:
+    return sorted(patch_dir.glob("*.patch"))
+
+
+def digest(parts) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part if isinstance(part, bytes) else str(part).encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+# --- I/O --------------------------------------------------------------------
+
+def resolve_source(source=None) -> Path:
+    src = Path(source or os.environ.get("VMSCALE_KERNEL_SOURCE") or DEBIAN_SOURCE)
+    if not src.is_file():
+        raise VmscaleError(
+            f"Linux 6.12 source not found at {src}",
+            "apt-get install linux-source-6.12, or pass --kernel-source linux-6.12.y.tar.xz")
+    return src
+
+
+def _run(cmd, log=None, cwd=None):
+    r = subprocess.run(cmd, cwd=cwd, stdout=log or subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    if r.returncode:
+        out = r.stdout[-2000:] if r.stdout else f"see {getattr(log, 'name', 'the log')}"
+        raise VmscaleError(f"`{' '.join(map(str, cmd))}` failed: {out.strip()}")
+    return r.stdout
+
+
+def extract_source(tarball: Path) -> Path:
+    """Extract once into build/linux-src/<name>-<hash>/ (atomically); return the tree."""
+    st = tarball.stat()
+    key = digest([tarball.resolve(), st.st_size, st.st_mtime_ns])[:12]
+    stem = tarball.name.split(".tar")[0]
+    root = paths.build_dir() / "linux-src"
+    dest = root / f"{stem}-{key}"
+    if (dest / "Makefile").is_file():
+        return dest
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = root / f".extract-{key}-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    print(f"kernel: extracting {tarball} ...", flush=True)
+    _run(["tar", "-xf", str(tarball), "-C", str(tmp)])
+    tops = [p for p in tmp.iterdir()]
+    if len(tops) != 1 or not (tops[0] / "Makefile").is_file():
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise VmscaleError(f"{tarball} is not a Linux source tarball (one top directory with a Makefile)")
+    version = parse_kernel_version((tops[0] / "Makefile").read_text())
+    if version[:2] != (6, 12):
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise VmscaleError(f"{tarball} is Linux {'.'.join(map(str, version))}, not 6.12.y",
+                           "use Debian's linux-source-6.12 or a linux-6.12.y tarball")
+    (tmp / ".sha256").write_text(sha256_file(tarball))
+    tops[0].rename(dest)
+    (tmp / ".sha256").rename(dest / ".vmscale-source-sha256")
+    tmp.rmdir()
+    return dest
+
+
+def apply_series(tree: Path, patches: list) -> str:
+    """Reset the tree to pristine and `git am` the series, unless it is already applied."""
+    git = ["git", "-C", str(tree)] + GIT_ID
+    series = digest([p.name.encode() + p.read_bytes() for p in patches])
+    stamp = tree / ".git" / "vmscale-series"
+    if not (tree / ".git").is_dir():
+        print("kernel: recording the pristine tree in git ...", flush=True)
+        _run(git + ["init", "-q"])
+        _run(git + ["add", "-f", "-A"])  # Debian's .gitignore ignores the top level
+        _run(git + ["commit", "-q", "-m", "pristine source"])
+        _run(git + ["tag", "vmscale-base"])
+    if stamp.is_file() and stamp.read_text() == series:
+        return series
+    _run(git + ["reset", "-q", "--hard", "vmscale-base"])
+    _run(git + ["clean", "-q", "-f", "-d", "-x", "-e", ".vmscale-source-sha256"])
+    for patch in patches:
+        print(f"kernel: applying {patch.name}", flush=True)
+        r = subprocess.run(git + ["am", "-q", "--3way", str(patch)], capture_output=True, text=True)
+        if r.returncode:
+            subprocess.run(git + ["am", "--abort"], capture_output=True)
+            raise VmscaleError(f"{patch.name} does not apply to {tree.name}: {r.stdout.strip()} {r.stderr.strip()}",
+                               "rebase the patch on this 6.12.y or use Debian's linux-source-6.12")
+    stamp.write_text(series)
+    return series
+
+
+def configure(tree: Path, out: Path, flavor: str, series: str) -> str:
+    """tinyconfig + fragments + olddefconfig, redone only when an input changed."""
+    frags = [paths.CONFIG_DIR / f for f in FLAVORS[flavor]]
+    texts = [f.read_text() for f in frags]
+    key = digest([series, tree.name] + texts)
+    stamp = out / ".vmscale-config-key"
+    if stamp.is_file() and stamp.read_text() == key and (out / ".config").is_file():
+        return key
+    out.mkdir(parents=True, exist_ok=True)
+    print(f"kernel: configuring {flavor} ({', '.join(FLAVORS[flavor])})", flush=True)
+    make = ["make", "-C", str(tree), f"O={out}"]
+    _run(make + ["tinyconfig"])
+    _run([str(tree / "scripts/kconfig/merge_config.sh"), "-m", "-O", str(out), str(out / ".config")]
+         + [str(f) for f in frags], cwd=out)
+    _run(make + ["olddefconfig"])
+    bad = config_mismatches((out / ".config").read_text(), texts)
+    if bad:
+        raise VmscaleError(f"kernel config dropped options: {', '.join(bad)}",
+                           "fix the fragment in kernel-patches/config/ (missing dependency?)")
+    stamp.write_text(key)
+    return key
+
+
+def make_kernel(tree: Path, out: Path, jobs: int):
+    """Build bzImage (and with it vmlinux), logging to build.log, with progress lines."""
+    log_path = out / "build.log"
+    cmd = ["make", "-C", str(tree), f"O={out}", f"-j{jobs}", "bzImage"]
+    start = time.time()
+    n = 0
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for line in proc.stdout:
+            log.write(line)
+            if line.lstrip().startswith(("CC ", "LD ", "AR ", "AS ")):
+                n += 1
+                if n % 250 == 0:
+                    print(f"kernel: {n} objects built ({time.time() - start:.0f} s)", flush=True)
+        rc = proc.wait()
+    if rc:
+        tail = "".join(log_path.read_text().splitlines(True)[-15:])
+        raise VmscaleError(f"kernel build failed (log: {log_path}):\n{tail}")
+    print(f"kernel: built in {time.time() - start:.0f} s", flush=True)
+
+
+def build_kernel(flavor="normal", source=None, jobs=None) -> dict:
+    """Build one flavour; return its manifest (also written to <out>/manifest.json)."""
+    if flavor not in FLAVORS:
+        raise VmscaleError(f"unknown kernel flavour {flavor!r}", f"use one of {', '.join(FLAVORS)}")
+    tarball = resolve_source(source)
+    tree = extract_source(tarball)
+    patches = series_files(paths.PATCH_DIR)
+    series = apply_series(tree, patches)
+    out = paths.kernel_dir(flavor)
+    configure(tree, out, flavor, series)
+    make_kernel(tree, out, jobs or os.cpu_count() or 1)
+    release = _run(["make", "-s", "-C", str(tree), f"O={out}", "kernelrelease"]).strip().splitlines()[-1]
+    manifest = {
+        "kernel_release": release,
+        "version": ".".join(map(str, parse_kernel_version((tree / "Makefile").read_text()))),
+        "flavor": flavor,
+        "source": {"tarball": str(tarball),
+                   "sha256": (tree / ".vmscale-source-sha256").read_text().strip()},
+        "patches": [{"name": p.name, "sha256": sha256_file(p)} for p in patches],
+        "series_sha256": series,
+        "fragments": [{"name": f, "sha256": sha256_file(paths.CONFIG_DIR / f)} for f in FLAVORS[flavor]],
+        "config_sha256": sha256_file(out / ".config"),
+        "vmlinux": str(out / "vmlinux"),
+        "bzImage": str(out / "arch/x86/boot/bzImage"),
+        "vmlinux_sha256": sha256_file(out / "vmlinux"),
+        "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    atomic_write_text(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
+    return manifest
+
+
+def load_manifest(flavor: str) -> dict:
+    path = paths.kernel_dir(flavor) / "manifest.json"
+    if not path.is_file():
+        raise VmscaleError(f"no {flavor} kernel built ({path} missing)",
+                           f"run `vmscale build kernel --flavor {flavor}`")
+    return json.loads(path.read_text())
+
+
+def kernel_nr_cpus(flavor: str) -> int:
+    """NR_CPUS of the built kernel, from its .config."""
+    text = (paths.kernel_dir(flavor) / ".config").read_text()
+    m = re.search(r"^CONFIG_NR_CPUS=(\d+)$", text, re.M)
+    return int(m.group(1)) if m else 1
+
+
+if __name__ == "__main__":  # used by SConstruct.local
+    print(json.dumps(build_kernel(*sys.argv[1:2]), indent=2))

@@ -1,0 +1,100 @@
+"""`vmscale run`: validate a run, execute its cases on one backend, write a run directory."""
+
+import json
+import platform
+import subprocess
+import time
+
+from vmscale import console as consolelib
+from vmscale import guest_script, kernel, paths, variants, workloads
+from vmscale.backends import get_backend
+from vmscale.errors import VmscaleError
+from vmscale.rows import make_row
+from vmscale.rundir import RunDir, default_name
+
+
+def vmscale_commit() -> str:
+    r = subprocess.run(["git", "-C", str(paths.REPO), "describe", "--always", "--dirty"],
+                       capture_output=True, text=True)
+    return r.stdout.strip() or "unknown"
+
+
+def plan(workload_names, variant_names, cores, params) -> list:
+    """Validate everything and return the cases, before anything expensive starts."""
+    if cores < 1:
+        raise VmscaleError(f"--cores {cores}: must be at least 1")
+    if not workload_names:
+        raise VmscaleError("no workload given", f"use --workload with {', '.join(workloads.NAMES)}")
+    per = workloads.resolve_params(workload_names, workloads.parse_params(params))
+    cases = []
+    for variant in variant_names:
+        sysctls = variants.sysctls(variant)
+        for w in workload_names:
+            cases.append(guest_script.Case(len(cases) + 1, w, variant,
+                                           {"threads": cores, **per[w]}, sysctls))
+    return cases
+
+
+def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), params=(),
+        flavor="normal", out=None, timeout=None, memory=None) -> tuple:
+    """Returns (run directory, rows, failures)."""
+    be = get_backend(backend)
+    cases = plan(workload_names, variant_names, cores, params)
+    manifest = {
+        "backend": backend, "cores": cores, "workloads": list(workload_names),
+        "kernel_variants": list(variant_names), "params": list(params),
+        "vmscale_commit": vmscale_commit(), "host": platform.node(),
+        "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "cases": [{"id": c.case_id, "workload": c.workload, "variant": c.variant,
+                   "argv": c.argv(), "sysctls": c.sysctls} for c in cases],
+    }
+    if backend == "qemu":
+        kman = kernel.load_manifest(flavor)
+        limit = be.max_cores(kernel.kernel_nr_cpus(flavor))
+        if cores > limit:
+            raise VmscaleError(f"--cores {cores} is above what QEMU and this kernel support ({limit})",
+                               "QEMU's pc machine stops at 255 vCPUs; NR_CPUS is in the kernel config")
+        image_manifest = paths.image_path().with_suffix(".json")
+        if not image_manifest.is_file():
+            raise VmscaleError(f"guest image {paths.image_path()} is not built", "run `vmscale build image`")
+        manifest.update(kernel=kman, image=json.loads(image_manifest.read_text()),
+                        qemu_version=be.qemu_version())
+    elif backend == "native":
+        if cores > be.max_cores():
+            raise VmscaleError(f"--cores {cores}: this host has {be.max_cores()} usable CPUs",
+                               "native runs pin one thread per CPU")
+    rd = RunDir(out, default_name(backend, cores, list(workload_names)))
+    print(f"run {rd.run_id}: {len(cases)} case(s) on {backend} at {cores} cores -> {rd.final}", flush=True)
+    try:
+        if backend == "qemu":
+            text, info = be.boot(bzimage=kman["bzImage"], image=paths.image_path(),
+                                 script_text=guest_script.render(cases), cores=cores, workdir=rd.path,
+                                 timeout=timeout or be.default_timeout(cores, len(cases)), mem=memory)
+        else:
+            text, info = be.run_cases(cases, rd.path, timeout or 3600)
+    except BaseException as e:
+        where = rd.fail(manifest, str(e))
+        if isinstance(e, VmscaleError):
+            e.problem += f" [run directory: {where}]"
+        raise
+    manifest.update(info)
+    parsed = consolelib.parse(text)
+    rows, failures = [], []
+    for case in cases:
+        out_case = parsed.cases.get(case.case_id) or consolelib.CaseOutput(case.case_id, case.variant, case.workload)
+        failure = consolelib.case_failure(out_case)
+        if failure:
+            failures.append(f"{case.variant}/{case.workload}: {failure}")
+        rows.append(make_row(run_id=rd.run_id, backend=backend, variant=case.variant, workload=case.workload,
+                             cores=cores, result=out_case.result, failure=failure,
+                             extra={"sysctls": out_case.sysctls,
+                                    "kernel_release": parsed.kernel_release or info.get("kernel_release"),
+                                    "kernel_flavor": flavor if backend == "qemu" else None,
+                                    "booted_cpus": parsed.booted_cpus}))
+    manifest["kernel_problems"] = [{"reason": r, "line": l} for r, l in parsed.problems]
+    if parsed.problems and not failures:
+        failures.append(f"kernel: {parsed.problems[0][0]}: {parsed.problems[0][1]}")
+    if backend == "qemu" and parsed.booted_cpus != cores:
+        failures.append(f"the guest brought up {parsed.booted_cpus} CPUs, not {cores}")
+    final = rd.complete(manifest, rows)
+    return final, rows, failures

@@ -1,0 +1,62 @@
+"""The guest workloads as the host sees them: names, parameters, validation.
+
+The C harness is the single source of truth: each built workload describes its own
+parameters (`WORKLOAD --describe`), and runs are validated against that before a
+machine boots.
+"""
+
+import json
+import subprocess
+from functools import lru_cache
+
+from vmscale import paths
+from vmscale.errors import VmscaleError
+
+NAMES = ["local", "pipeline", "global", "pageshare", "fault", "pagecache"]
+# Parameters the runner sets itself.
+RUNNER_PARAMS = {"threads"}
+
+
+@lru_cache(maxsize=None)
+def describe(name: str) -> dict:
+    if name not in NAMES:
+        raise VmscaleError(f"unknown workload {name!r}", f"use one of {', '.join(NAMES)}")
+    binary = paths.workloads_dir() / name
+    if not binary.is_file():
+        raise VmscaleError(f"workload {name} is not built ({binary} missing)", "run `vmscale build workloads`")
+    out = subprocess.run([str(binary), "--describe"], capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+
+
+def parse_params(items: list) -> dict:
+    """['iters=10', 'local.pages=2'] -> {(None, 'iters'): '10', ('local', 'pages'): '2'}."""
+    params = {}
+    for item in items or []:
+        if "=" not in item or item.startswith("="):
+            raise VmscaleError(f"--param {item!r} is not NAME=VALUE", "e.g. --param iters=100 or --param local.pages=2")
+        key, value = item.split("=", 1)
+        scope, _, name = key.rpartition(".")
+        params[(scope or None, name)] = value
+    return params
+
+
+def resolve_params(workloads: list, params: dict) -> dict:
+    """Per-workload argument dicts; every given parameter must apply to some workload."""
+    per = {w: {} for w in workloads}
+    for (scope, name), value in params.items():
+        if name in RUNNER_PARAMS:
+            raise VmscaleError(f"--param {name} is set by the runner", "use --cores")
+        if scope is not None and scope not in workloads:
+            raise VmscaleError(f"--param {scope}.{name}: {scope} is not among the workloads run")
+        targets = [scope] if scope else workloads
+        used = False
+        for w in targets:
+            spec = describe(w)["params"]
+            if name in spec:
+                per[w][name] = value
+                used = True
+        if not used:
+            known = sorted(set().union(*(describe(w)["params"] for w in targets)) - RUNNER_PARAMS)
+            raise VmscaleError(f"unknown parameter {name!r} for {', '.join(targets)}",
+                               f"known: {', '.join(known)}")
+    return per
