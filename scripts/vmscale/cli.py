@@ -19,6 +19,11 @@ def cmd_build(a):
     if not shutil.which("scons"):
         raise VmscaleError("scons not found", "pip install scons")
     targets = {"all": ["workloads", "image", "kernel"]}.get(a.what, [a.what])
+    if "kernel" in targets:
+        from vmscale import kernel
+        kernel.resolve_source(a.kernel_source)  # a clear error before scons starts
+        if a.flavor not in kernel.FLAVORS:
+            raise VmscaleError(f"unknown kernel flavour {a.flavor!r}", f"use one of {', '.join(kernel.FLAVORS)}")
     cmd = ["scons", "-Q", "-f", str(paths.REPO / "SConstruct.local"), "-C", str(paths.REPO),
            f"flavor={a.flavor}"] + targets
     if a.kernel_source:

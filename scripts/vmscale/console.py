@@ -12,7 +12,7 @@ KERNEL_PROBLEMS = [
     (re.compile(r"Kernel panic - not syncing"), "kernel panic"),
     (re.compile(r"\bOops\b|general protection fault"), "kernel oops"),
     (re.compile(r"BUG: |kernel BUG at"), "kernel BUG"),
-    (re.compile(r"WARNING: (CPU|at) "), "kernel WARNING"),
+    (re.compile(r"WARNING: (CPU: |at )"), "kernel WARNING"),
     (re.compile(r"possible (recursive|circular) locking|inconsistent lock state|lockdep"), "lockdep report"),
     (re.compile(r"KASAN: "), "KASAN report"),
     (re.compile(r"Unable to mount root fs|No working init found"), "root file system or /init not usable"),

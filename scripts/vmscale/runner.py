@@ -25,6 +25,8 @@ def plan(workload_names, variant_names, cores, params) -> list:
         raise VmscaleError(f"--cores {cores}: must be at least 1")
     if not workload_names:
         raise VmscaleError("no workload given", f"use --workload with {', '.join(workloads.NAMES)}")
+    for w in workload_names:
+        workloads.describe(w)  # unknown or unbuilt workloads fail here
     per = workloads.resolve_params(workload_names, workloads.parse_params(params))
     cases = []
     for variant in variant_names:
@@ -63,6 +65,8 @@ def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), para
         if cores > be.max_cores():
             raise VmscaleError(f"--cores {cores}: this host has {be.max_cores()} usable CPUs",
                                "native runs pin one thread per CPU")
+        for case in cases:
+            be.check_sysctls(case.sysctls)
     rd = RunDir(out, default_name(backend, cores, list(workload_names)))
     print(f"run {rd.run_id}: {len(cases)} case(s) on {backend} at {cores} cores -> {rd.final}", flush=True)
     try:

@@ -18,6 +18,14 @@ def max_cores() -> int:
     return len(os.sched_getaffinity(0))
 
 
+def check_sysctls(sysctls: dict):
+    """Fail before the run when this host cannot select the variant."""
+    for path, value in sysctls.items():
+        if value != "stock" and not (Path("/proc/sys") / path).exists():
+            raise VmscaleError(f"this host's kernel has no /proc/sys/{path}",
+                               "boot the vmscale kernel on this host, or use --kernel-variant stock")
+
+
 def _set_sysctls(sysctls: dict) -> dict:
     """Apply the variant's switches; return the old values to restore."""
     old = {}

@@ -1,0 +1,45 @@
+"""Plots of result tables: throughput and cycles per operation against cores."""
+
+import csv
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def read_table(path) -> list:
+    with open(path, newline="") as f:
+        return [r for r in csv.DictReader(f) if r.get("ok") == "True" and r.get("cycles_per_op")]
+
+
+def scaling_plot(table, stem, workload) -> list:
+    """Two panels for one workload: throughput per variant with ideal linear, cycles/op."""
+    rows = [r for r in read_table(table) if r["workload"] == workload]
+    if not rows:
+        return []
+    series = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        n = int(r["cores"])
+        series[f"{r['kernel_variant']} ({r['backend']})"][n].append(float(r["cycles_per_op"]))
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    for label, by in sorted(series.items()):
+        cores = sorted(by)
+        cpo = [sum(by[n]) / len(by[n]) for n in cores]
+        thr = [n / c * 1e6 for n, c in zip(cores, cpo)]
+        line, = ax1.plot(cores, thr, "o-", label=label)
+        ax1.plot(cores, [thr[0] / cores[0] * n for n in cores], ":", color=line.get_color(), lw=1)
+        ax2.plot(cores, cpo, "o-", label=label, color=line.get_color())
+    ax1.set(xlabel="cores", ylabel="operations per million cycles", title=f"{workload}: throughput (dotted: linear)")
+    ax2.set(xlabel="cores", ylabel="cycles per operation per core", title=f"{workload}: cost per operation")
+    for ax in (ax1, ax2):
+        ax.set_xscale("log", base=2)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    paths = []
+    for ext in ("png", "svg"):
+        fig.savefig(f"{stem}.{ext}", dpi=120, bbox_inches="tight")
+        paths.append(f"{stem}.{ext}")
+    plt.close(fig)
+    return paths

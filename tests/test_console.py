@@ -1,0 +1,59 @@
+from vmscale import console, guest_script
+
+
+def test_parse_cases_results_and_sysctls():
+    text = "\n".join([
+        "[    0.5] Linux version 6.12.117",
+        "VMSCALE-BOOTED cpus=4 kernel=6.12.117 m5=off",
+        "VMSCALE-SCRIPT-BEGIN",
+        "VMSCALE-CASE-BEGIN 1 rwlock local",
+        "VMSCALE-SYSCTL vm/vmscale_fault=rwlock",
+        'VMSCALE-RESULT {"workload":"local","ok":true,"errors":0,"ops":8}',
+        "VMSCALE-CASE-END 1 rc=0",
+        "VMSCALE-CASE-BEGIN 2 stock fault",
+        "fault: thread 0: CORRUPT word 7",
+        'VMSCALE-RESULT {"workload":"fault","ok":false,"errors":1,"ops":8}',
+        "VMSCALE-CASE-END 2 rc=1",
+        "VMSCALE-SCRIPT-END", "VMSCALE-HALT"])
+    con = console.parse(text)
+    assert con.booted_cpus == 4 and con.halted and con.script_ended
+    assert con.cases[1].sysctls == {"vm/vmscale_fault": "rwlock"}
+    assert console.case_failure(con.cases[1]) == ""
+    assert "verification failed" in console.case_failure(con.cases[2])
+
+
+def test_kernel_problems_fail_the_case_they_happen_in():
+    text = "\n".join([
+        "VMSCALE-CASE-BEGIN 1 stock local",
+        "[   12.0] BUG: unable to handle page fault for address: 0000000000000008",
+        "[   12.1] Oops: 0002 [#1] SMP",
+        'VMSCALE-RESULT {"workload":"local","ok":true,"errors":0}',
+        "VMSCALE-CASE-END 1 rc=0",
+        "[   13.0] WARNING: CPU: 1 PID: 1 at mm/memory.c:10 foo",
+        "[   13.1] ======================================================",
+        "[   13.2] WARNING: possible circular locking dependency detected"])
+    con = console.parse(text)
+    reasons = {r for r, _ in con.problems}
+    assert {"kernel BUG", "kernel oops", "kernel WARNING", "lockdep report"} <= reasons
+    assert "kernel oops" in console.case_failure(con.cases[1])
+
+
+def test_unfinished_and_unsupported_cases():
+    con = console.parse("VMSCALE-CASE-BEGIN 1 rwlock local\nVMSCALE-CASE-END 1 rc=98\n"
+                        "VMSCALE-CASE-BEGIN 2 stock local\n")
+    assert "lacks variant rwlock" in console.case_failure(con.cases[1])
+    assert "never finished" in console.case_failure(con.cases[2])
+    assert not con.halted
+
+
+def test_script_sets_sysctls_then_runs_each_case():
+    cases = [guest_script.Case(1, "local", "rwlock", {"threads": 4, "iters": 10}, {"vm/vmscale_fault": "rwlock"}),
+             guest_script.Case(2, "fault", "stock", {"threads": 4}, {"vm/vmscale_fault": "stock"})]
+    text = guest_script.render(cases)
+    lines = text.splitlines()
+    first = lines.index("echo 'VMSCALE-CASE-BEGIN 1 rwlock local'")
+    body = "\n".join(lines[first:first + 6])
+    assert "echo rwlock > /proc/sys/vm/vmscale_fault" in body
+    assert "/bin/local threads=4 iters=10" in body
+    assert body.index("vmscale_fault") < body.index("/bin/local")
+    assert text.rstrip().endswith("echo VMSCALE-SCRIPT-END")

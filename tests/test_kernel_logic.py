@@ -1,0 +1,64 @@
+import re
+
+import pytest
+
+from vmscale import kernel, paths
+from vmscale.errors import VmscaleError
+
+
+def test_version_parse():
+    mk = "VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 117\nEXTRAVERSION =\n"
+    assert kernel.parse_kernel_version(mk) == (6, 12, 117)
+    with pytest.raises(VmscaleError):
+        kernel.parse_kernel_version("PATCHLEVEL = 12\n")
+
+
+def test_config_mismatch_detects_dropped_options():
+    frag = "CONFIG_SMP=y\nCONFIG_NR_CPUS=256\nCONFIG_STRICT_DEVMEM=n\n# CONFIG_VT is not set\n"
+    good = "CONFIG_SMP=y\nCONFIG_NR_CPUS=256\n# CONFIG_STRICT_DEVMEM is not set\n"
+    assert kernel.config_mismatches(good, [frag]) == []
+    bad = "CONFIG_SMP=y\nCONFIG_NR_CPUS=64\nCONFIG_STRICT_DEVMEM=y\nCONFIG_VT=y\n"
+    assert set(kernel.config_mismatches(bad, [frag])) == {
+        "CONFIG_NR_CPUS=256 (got 64)", "CONFIG_STRICT_DEVMEM=n (got y)", "CONFIG_VT=n (got y)"}
+
+
+def test_base_fragment_has_what_qemu_and_gem5_need():
+    opts = kernel.fragment_options((paths.CONFIG_DIR / "base.config").read_text())
+    for key, value in {"CONFIG_SMP": "y", "CONFIG_NR_CPUS": "256", "CONFIG_X86_MPPARSE": "y",
+                       "CONFIG_ACPI": "y", "CONFIG_CPU_SUP_HYGON": "y", "CONFIG_SERIAL_8250_CONSOLE": "y",
+                       "CONFIG_ATA_PIIX": "y", "CONFIG_BLK_DEV_SD": "y", "CONFIG_EXT2_FS": "y",
+                       "CONFIG_DEVMEM": "y", "CONFIG_STRICT_DEVMEM": "n", "CONFIG_FW_CFG_SYSFS": "y",
+                       "CONFIG_NO_HZ_IDLE": "y", "CONFIG_MODULES": "n"}.items():
+        assert opts.get(key) == value, key
+    debug = kernel.fragment_options((paths.CONFIG_DIR / "debug.config").read_text())
+    assert {"CONFIG_DEBUG_VM", "CONFIG_PROVE_LOCKING", "CONFIG_DEBUG_ATOMIC_SLEEP"} <= set(debug)
+
+
+def test_patches_are_git_am_able_with_sign_off():
+    patches = kernel.series_files(paths.PATCH_DIR)
+    assert patches, "the series is empty"
+    for p in patches:
+        text = p.read_text()
+        assert re.match(r"From [0-9a-f]{40} ", text), p.name
+        assert re.search(r"^Subject: \[PATCH\] \S", text, re.M), p.name
+        assert "Signed-off-by:" in text, p.name
+        body = text.split("\n\n", 1)[1].split("---\n", 1)[0]
+        assert len(body.split()) > 50, f"{p.name}: the commit message must explain the design"
+
+
+def test_missing_source_is_a_clear_error(tmp_path):
+    with pytest.raises(VmscaleError, match="linux-source-6.12"):
+        kernel.resolve_source(tmp_path / "nope.tar.xz")
+
+
+def test_wrong_version_tarball_is_rejected(tmp_path, monkeypatch):
+    import subprocess
+    top = tmp_path / "linux-6.1.1"
+    top.mkdir()
+    (top / "Makefile").write_text("VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 1\n")
+    tar = tmp_path / "linux-6.1.1.tar.xz"
+    subprocess.run(["tar", "-cJf", str(tar), "-C", str(tmp_path), "linux-6.1.1"], check=True)
+    monkeypatch.setenv("VMSCALE_BUILD", str(tmp_path / "build"))
+    with pytest.raises(VmscaleError, match="not 6.12"):
+        kernel.extract_source(tar)
+    assert not list((tmp_path / "build" / "linux-src").glob("linux-6.1.1-*"))

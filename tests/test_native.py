@@ -1,0 +1,74 @@
+"""Every workload natively on this host, through the CLI, with content verification."""
+
+import csv
+import json
+import os
+
+import pytest
+
+from conftest import vmscale
+from vmscale import workloads
+
+CORES = min(2, len(os.sched_getaffinity(0)))
+SMALL = ["iters=20", "global.iters=3", "fault.iters=2", "fault.pages=16"]
+
+
+def test_describe_is_the_parameter_source(workloads_built):
+    for name in workloads.NAMES:
+        d = workloads.describe(name)
+        assert d["name"] == name and "iters" in d["params"] and "threads" in d["params"]
+
+
+def test_every_workload_native(workloads_built, runs):
+    args = ["run", "--backend", "native", "--cores", CORES, "--workload", ",".join(workloads.NAMES),
+            "--out", runs / "all"]
+    for p in SMALL:
+        args += ["--param", p]
+    r = vmscale(*args)
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = [json.loads(l) for l in (runs / "all" / "results.jsonl").read_text().splitlines()]
+    assert [row["workload"] for row in rows] == workloads.NAMES
+    for row in rows:
+        assert row["ok"] and row["errors"] == 0 and row["threads"] == CORES
+        assert row["ops"] > 0 and row["cycles_per_op"] > 0, row
+    by = {row["workload"]: row for row in rows}
+    assert by["local"]["ops"] == 20 * CORES
+    assert by["fault"]["ops"] == 2 * 16 * CORES
+    assert by["local"]["minflt"] >= 20 * CORES  # every round faults its fresh page
+    with open(runs / "all" / "results.csv") as f:
+        assert len(list(csv.DictReader(f))) == len(workloads.NAMES)
+
+
+def test_injected_corruption_is_caught_natively(workloads_built, runs):
+    r = vmscale("run", "--backend", "native", "--cores", CORES, "--workload", "local,pageshare",
+                "--param", "inject=1", "--param", "iters=5", "--out", runs / "inj")
+    assert r.returncode == 1
+    assert "content verification failed" in r.stderr
+    rows = [json.loads(l) for l in (runs / "inj" / "results.jsonl").read_text().splitlines()]
+    assert all(not row["ok"] and row["errors"] >= 1 for row in rows)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--workload", "nosuch"], "unknown workload 'nosuch'"),
+    (["--workload", "local", "--param", "bogus=1"], "unknown parameter 'bogus'"),
+    (["--workload", "local", "--param", "global.iters=1"], "global is not among"),
+    (["--workload", "local", "--param", "threads=3"], "set by the runner"),
+    (["--workload", "local", "--param", "iters"], "not NAME=VALUE"),
+    (["--workload", "local", "--kernel-variant", "turbo"], "unknown kernel variant 'turbo'"),
+    (["--workload", "local", "--cores", "0"], "must be at least 1"),
+    (["--workload", "local", "--cores", "100000"], "usable CPUs"),
+    (["--workload", "local", "--backend", "vax"], "unknown backend 'vax'"),
+])
+def test_bad_input_is_one_line_before_anything_runs(workloads_built, runs, args, message):
+    full = ["run", "--backend", "native", "--cores", "1"] + args
+    r = vmscale(*full)
+    assert r.returncode == 2
+    err = r.stderr.strip()
+    assert message in err and len(err.splitlines()) == 1, err
+    assert not runs.exists() or not any(runs.iterdir())
+
+
+def test_workload_rejects_bad_values_itself(workloads_built):
+    import subprocess
+    r = subprocess.run([str(workloads_built / "local"), "iters=lots"], capture_output=True, text=True)
+    assert r.returncode == 2 and "iters=lots is not a number" in r.stderr
