@@ -16,7 +16,7 @@ def _fit(a):
     from vmscale_model import plot
     rows = fitlib.load_table(a.table, a.workload, a.variant, a.backend)
     data = fitlib.prepare(rows)
-    f = fitlib.fit(data, a.law, a.per_hop)
+    f = fitlib.fit(data, a.law, a.per_hop, a.hop_fraction)
     out = Path(a.out or Path(a.table).with_suffix("").as_posix() + "-model")
     out.mkdir(parents=True, exist_ok=True)
     summary = {"table": str(a.table), "workload": a.workload, "variant": a.variant, "backend": a.backend,
@@ -95,6 +95,8 @@ def parser():
     f.add_argument("--backend")
     f.add_argument("--law", default="crossbar", choices=LAWS, help="interconnect the data came from")
     f.add_argument("--per-hop", type=float, help="fix the per-hop service time (default: fitted for non-crossbar laws)")
+    f.add_argument("--hop-fraction", type=float, default=0.5,
+                   help="crossbar fits: share of the line's service that is one hop, for predicting other laws")
     f.add_argument("--holdout", type=int, default=1, help="largest core counts held out for validation (0: none)")
     f.add_argument("--max-cores", type=int, default=4096)
     f.add_argument("--out", help="output directory (default: TABLE-model/)")

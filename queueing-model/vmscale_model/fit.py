@@ -98,21 +98,30 @@ class Fit:
     residual_rms: float        # RMS of log residuals
     r2: float                  # on throughput
     fixed: dict = field(default_factory=dict)
+    hop_fraction: float = 0.5  # crossbar fits: share of S that is one hop's traversal
 
-    def params(self) -> dict:
+    def params(self, law=None) -> dict:
+        """Parameters, re-expressed for another interconnect when asked.
+
+        A crossbar fit measures S at one hop and cannot split it; for other laws the
+        assumption is S(N) = S (1 - f) + S f hops(N), f = hop_fraction (stated in outputs).
+        """
         p = dict(self.fixed)
         p.update(dict(zip(self.names, self.values)))
+        if law and law != self.law and self.law == "crossbar" and p["per_hop"] == 0:
+            p["per_hop"] = p["service"] * self.hop_fraction
+            p["service"] = p["service"] * (1 - self.hop_fraction)
         return p
 
     def stderr(self) -> dict:
         return dict(zip(self.names, np.sqrt(np.clip(np.diag(self.cov), 0, None))))
 
     def service(self, n, law=None):
-        p = self.params()
+        p = self.params(law)
         return p["service"] + p["per_hop"] * np.vectorize(lambda m: hops(law or self.law, m))(n)
 
     def predict(self, cores, law=None) -> np.ndarray:
-        return _throughput(self.params(), np.asarray(cores), law or self.law)[0]
+        return _throughput(self.params(law), np.asarray(cores), law or self.law)[0]
 
     def band(self, cores, law=None, samples=200, seed=1, q=(5, 95)) -> tuple:
         """Percentile band of predictions over parameters drawn from the fit's covariance."""
@@ -126,6 +135,9 @@ class Fit:
         params = {k: np.full(samples, v, dtype=float) for k, v in p.items()}
         for i, name in enumerate(self.names):
             params[name] = draws[:, i]
+        if law and law != self.law and self.law == "crossbar" and p["per_hop"] == 0:
+            params["per_hop"] = params["service"] * self.hop_fraction
+            params["service"] = params["service"] * (1 - self.hop_fraction)
         curves = _throughput(params, np.asarray(cores), law or self.law)
         return np.percentile(curves, q[0], axis=0), np.percentile(curves, q[1], axis=0)
 
@@ -137,6 +149,8 @@ class Fit:
             if k in se:
                 out[f"{k}_stderr"] = float(se[k])
         out["ceiling"] = 1.0 / float(self.service(int(self.data.cores.max())))
+        if self.law == "crossbar" and self.params()["per_hop"] == 0:
+            out["hop_fraction_assumed"] = self.hop_fraction
         return out
 
 
@@ -150,10 +164,12 @@ def _throughput(params: dict, cores, law: str) -> np.ndarray:
     return solvers.mva_curve(think, lambda _t: service + per_hop * h[None, :], cores)
 
 
-def fit(data: Data, law: str = "crossbar", per_hop=None) -> Fit:
+def fit(data: Data, law: str = "crossbar", per_hop=None, hop_fraction: float = 0.5) -> Fit:
     """Fit think and service (and per_hop when given None and the law varies with N)."""
     if law not in LAWS:
         raise FitError(f"unknown interconnect law {law!r}: use {', '.join(LAWS)}")
+    if not 0 <= hop_fraction <= 1:
+        raise FitError(f"hop fraction {hop_fraction} must be within [0, 1]")
     n = data.cores
     free_hop = per_hop is None and law != "crossbar"
     names = ["think", "service"] + (["per_hop"] if free_hop else [])
@@ -186,7 +202,8 @@ def fit(data: Data, law: str = "crossbar", per_hop=None) -> Fit:
     ss_tot = float(((data.throughput - data.throughput.mean()) ** 2).sum())
     return Fit(law=law, names=names, values=values, cov=cov, data=data,
                residual_rms=float(np.sqrt((res.fun ** 2).mean())),
-               r2=1 - ss_res / ss_tot if ss_tot > 0 else float("nan"), fixed=fixed)
+               r2=1 - ss_res / ss_tot if ss_tot > 0 else float("nan"), fixed=fixed,
+               hop_fraction=hop_fraction)
 
 
 def holdout(data: Data, k: int, law: str = "crossbar", per_hop=None) -> dict:

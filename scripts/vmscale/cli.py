@@ -2,7 +2,6 @@
 
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,15 +15,17 @@ def _csv(text):
 
 
 def cmd_build(a):
-    if not shutil.which("scons"):
-        raise VmscaleError("scons not found", "pip install scons")
+    try:
+        import SCons  # noqa: F401  (run as `python -m SCons`, from this interpreter)
+    except ImportError:
+        raise VmscaleError("SCons is not installed for this Python", "bash scripts/setup.sh (or pip install scons)")
     targets = {"all": ["workloads", "image", "kernel"]}.get(a.what, [a.what])
     if "kernel" in targets:
         from vmscale import kernel
         kernel.resolve_source(a.kernel_source)  # a clear error before scons starts
         if a.flavor not in kernel.FLAVORS:
             raise VmscaleError(f"unknown kernel flavour {a.flavor!r}", f"use one of {', '.join(kernel.FLAVORS)}")
-    cmd = ["scons", "-Q", "-f", str(paths.REPO / "SConstruct.local"), "-C", str(paths.REPO),
+    cmd = [sys.executable, "-m", "SCons", "-Q", "-f", str(paths.REPO / "SConstruct.local"), "-C", str(paths.REPO),
            f"flavor={a.flavor}"] + targets
     if a.kernel_source:
         cmd.append(f"kernel_source={Path(a.kernel_source).resolve()}")

@@ -1,0 +1,132 @@
+"""The queueing model: DES vs MVA, the 1/S bound, fitting, hold-out, bad input."""
+
+import csv
+import json
+import math
+
+import numpy as np
+import pytest
+
+from vmscale_model import des, fit, network, solvers
+
+
+def test_des_agrees_with_exact_mva_where_mva_is_exact():
+    """Product form (exponential service, FCFS lines): within 4% at every N."""
+    model = network.Model(think=20.0, stations=(network.Station("mmap_lock", 1.0),
+                                                network.Station("vma", 0.5),
+                                                network.Station("allocator", 0.25)))
+    assert model.product_form()
+    for n in (1, 4, 16, 64):
+        sim = des.simulate(model, n, ops=30_000, seed=7).throughput
+        exact = solvers.mva_throughput(model, n)
+        assert abs(sim - exact) / exact < 0.04, (n, sim, exact)
+
+
+def test_throughput_is_bounded_by_one_over_s():
+    s = 2.0
+    det = network.single_line(think=10.0, service=s, dist="det")
+    for n in (8, 64, 256):
+        assert des.simulate(det, n, ops=5_000).throughput <= 1 / s * (1 + 1e-9)
+    assert des.simulate(det, 256, ops=5_000).throughput == pytest.approx(1 / s, rel=1e-3)
+    exp = network.single_line(think=10.0, service=s)
+    assert solvers.mva_throughput(exp, 4096) == pytest.approx(1 / s, rel=1e-6)
+    big = np.array([1e3, 1e5, 1e7])
+    assert np.all(solvers.piggin_throughput(big, v=0.1, s=s) < 1 / s)
+    assert solvers.piggin_throughput(1e7, v=0.1, s=s) == pytest.approx(1 / s, rel=1e-4)
+    assert solvers.amdahl_throughput(1e9, v=0.1, s=s) == pytest.approx(1 / s, rel=1e-4)
+
+
+def test_des_is_reproducible_for_a_seed():
+    m = network.single_line(5.0, 1.0)
+    a, b = des.simulate(m, 16, ops=2000, seed=3), des.simulate(m, 16, ops=2000, seed=3)
+    c = des.simulate(m, 16, ops=2000, seed=4)
+    assert a == b and a.throughput != c.throughput
+    assert 0 < a.utilisation["line"] <= 1 and a.queue["line"] > 0
+
+
+def test_lock_holds_its_line_across_inner_visits():
+    """A lock whose critical section visits another line serialises both: X <= 1/(S_lock+hold+S_inner)."""
+    inner = network.Station("page_alloc", 0.5)
+    lock = network.Station("mmap_lock", 1.0, hold=1.0, inner=(inner,), kind="lock")
+    m = network.Model(think=1.0, stations=(lock,), dist="det")
+    assert not m.product_form()
+    assert des.simulate(m, 32, ops=3000).throughput == pytest.approx(1 / 2.5, rel=1e-2)
+
+
+def test_interconnect_laws_grow_as_stated():
+    assert network.hops("crossbar", 4096) == 1
+    assert network.hops("mesh", 64) == pytest.approx(2 * 63 / 24)
+    assert network.hops("ring", 64) == 16
+    assert network.hops("tree", 64) == 6
+    with pytest.raises(ValueError):
+        network.hops("torus", 4)
+    cost = network.Cost(10.0, 2.0, "ring")
+    assert cost.at(64) == 42.0
+
+
+def _des_rows(think, service, cores, seeds=(1, 2)):
+    m = network.single_line(think, service)
+    return [{"cores": n, "throughput": des.simulate(m, n, ops=20_000, seed=s).throughput}
+            for n in cores for s in seeds]
+
+
+def test_fit_recovers_parameters_from_noisy_des_data():
+    data = fit.prepare(_des_rows(40.0, 2.5, [1, 2, 4, 8, 16, 32, 64]))
+    f = fit.fit(data)
+    p, se = f.params(), f.stderr()
+    assert p["think"] == pytest.approx(40.0, rel=0.05)
+    assert p["service"] == pytest.approx(2.5, rel=0.05)
+    assert 0 < se["service"] < 0.2 and f.r2 > 0.99
+    lo, hi = f.band([4096])
+    assert lo[0] <= f.predict([4096])[0] <= hi[0]
+
+
+def test_holdout_predicts_the_largest_core_counts():
+    data = fit.prepare(_des_rows(40.0, 2.5, [1, 2, 4, 8, 16, 32, 64]))
+    h = fit.holdout(data, 2)
+    assert h["cores"] == [32, 64]
+    assert h["max_abs_relative_error"] < 0.1
+    assert len(h["relative_error"]) == 2
+
+
+@pytest.mark.parametrize("rows, message", [
+    ([{"cores": 1, "throughput": 1.0}, {"cores": 2, "throughput": 1.9}], "cannot fit 2 parameters"),
+    ([{"cores": 1, "throughput": -1.0}], "must be >= 1"),
+    ([{"cores": 1, "cycles_per_op": "x"}], "not numbers"),
+    ([{"threads": 1, "throughput": 1.0}], "missing column 'cores'"),
+    ([{"cores": 1, "latency": 1.0}], "need 'cycles_per_op' or 'throughput'"),
+    ([], "no rows"),
+])
+def test_bad_input_is_a_clear_error(rows, message):
+    with pytest.raises(fit.FitError, match=message):
+        fit.fit(fit.prepare(rows))
+
+
+def test_negative_times_are_rejected():
+    with pytest.raises(ValueError, match="think time must be >= 0"):
+        network.single_line(-1.0, 1.0)
+    with pytest.raises(ValueError, match="times must be >= 0"):
+        network.single_line(1.0, -1.0)
+
+
+def test_cli_fit_writes_summary_and_figures(tmp_path):
+    from vmscale_model import cli
+    table = tmp_path / "table.csv"
+    rows = _des_rows(30.0, 1.5, [1, 2, 4, 8, 16])
+    with open(table, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["workload", "kernel_variant", "cores", "cycles_per_op", "ok"])
+        w.writeheader()
+        for r in rows:  # cycles per op per core, as the workloads report
+            w.writerow({"workload": "synthetic", "kernel_variant": "stock", "cores": r["cores"],
+                        "cycles_per_op": r["cores"] / r["throughput"], "ok": "True"})
+    assert cli.main(["fit", str(table), "--workload", "synthetic", "--out", str(tmp_path / "m")]) == 0
+    s = json.loads((tmp_path / "m" / "fit.json").read_text())
+    assert s["fit"]["service"] == pytest.approx(1.5, rel=0.1)
+    assert s["holdout"]["cores"] == [16] and math.isfinite(s["holdout"]["max_abs_relative_error"])
+    assert set(s["predictions"]) == {"crossbar", "mesh", "ring", "tree"}
+    ring, xbar = s["predictions"]["ring"][-1], s["predictions"]["crossbar"][-1]
+    mesh = s["predictions"]["mesh"][-1]
+    assert ring["cores"] == 4096 and ring["throughput"] < mesh["throughput"] < xbar["throughput"]
+    assert s["fit"]["hop_fraction_assumed"] == 0.5
+    assert (tmp_path / "m" / "scaling.png").stat().st_size > 10_000
+    assert cli.main(["fit", str(table), "--workload", "other"]) == 2
