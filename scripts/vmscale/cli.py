@@ -114,7 +114,7 @@ def parser():
 
     d = sub.add_parser("demo", help="the main job: build, run a small sweep, fit the model, plot")
     d.add_argument("--out", default=str(paths.runs_dir() / "demo"))
-    d.add_argument("--cores", default="2,4", help="core counts to run")
+    d.add_argument("--cores", default="1,2,4,8", help="core counts to run (one boot each)")
     d.add_argument("--backend", help="force a backend (default: the best available)")
     d.set_defaults(func=cmd_demo)
 

@@ -85,6 +85,7 @@ def boot(*, bzimage: Path, image: Path, script_text: str, cores: int, workdir: P
         proc = subprocess.Popen(cmd, stdout=log, stderr=err, stdin=subprocess.DEVNULL)
         seen = 0
         timed_out = False
+        last_news, current = t0, "boot"
         try:
             while proc.poll() is None:
                 time.sleep(0.5)
@@ -92,7 +93,13 @@ def boot(*, bzimage: Path, image: Path, script_text: str, cores: int, workdir: P
                 for line in text[seen:].splitlines(True):
                     if line.endswith("\n"):
                         _progress(line, cores, t0)
+                        if "VMSCALE-CASE-BEGIN" in line:
+                            current, last_news = line.split("VMSCALE-CASE-BEGIN", 1)[1].strip(), time.time()
                         seen += len(line)
+                if time.time() - last_news > 30:  # a heartbeat for long cases
+                    last_news = time.time()
+                    print(f"  [{last_news - t0:6.1f}s qemu {cores}c] still running: {current} "
+                          f"(timeout at {timeout} s)", flush=True)
                 if time.time() - t0 > timeout:
                     timed_out = True
                     proc.kill()

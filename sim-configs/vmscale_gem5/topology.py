@@ -1,0 +1,176 @@
+"""Interconnects as plain graphs, built and checked without gem5.
+
+A Graph has `routers` routers, one external link per controller (controller index ->
+router), and directed internal links (src, dst, latency, weight, src_port, dst_port).  The
+gem5 side (sim-configs/networks.py) turns a Graph into SimpleNetwork or Garnet objects.
+
+Controller order is the one MESITwoLevelCacheHierarchy connects: L1s (one per core), then
+L2 banks, then directories (one per memory channel), then DMA controllers.
+"""
+
+from collections import deque
+from dataclasses import dataclass, field
+
+KINDS = ("crossbar", "mesh", "ring", "pt2pt")
+
+
+@dataclass
+class Link:
+    src: int
+    dst: int
+    latency: int
+    weight: int = 1
+    src_port: str = ""
+    dst_port: str = ""
+
+
+@dataclass
+class Graph:
+    kind: str
+    routers: int
+    ext: list                      # ext[i] = router of controller i
+    links: list = field(default_factory=list)
+    router_latency: int = 1
+    link_latency: int = 1
+    rows: int = 0
+    cols: int = 0
+    placement: str = ""            # how controllers were placed, in words
+
+    def neighbours(self):
+        adj = {r: [] for r in range(self.routers)}
+        for link in self.links:
+            adj[link.src].append(link.dst)
+        return adj
+
+    def hops(self, a: int, b: int) -> int:
+        """Router-to-router hops from router a to router b (BFS over directed links)."""
+        if a == b:
+            return 0
+        adj, seen, q = self.neighbours(), {a: 0}, deque([a])
+        while q:
+            r = q.popleft()
+            for n in adj[r]:
+                if n not in seen:
+                    seen[n] = seen[r] + 1
+                    if n == b:
+                        return seen[n]
+                    q.append(n)
+        raise ValueError(f"{self.kind}: router {b} unreachable from {a}")
+
+    def mean_hops(self, controllers_a, controllers_b) -> float:
+        """Mean router hops between two sets of controllers (e.g. L1s to L2 banks)."""
+        pairs = [(self.ext[a], self.ext[b]) for a in controllers_a for b in controllers_b]
+        cache = {}
+        total = 0
+        for a, b in pairs:
+            if (a, b) not in cache:
+                cache[(a, b)] = self.hops(a, b)
+            total += cache[(a, b)]
+        return total / len(pairs)
+
+    def check(self):
+        """Every router reaches every other, link ids are unique, ports are consistent."""
+        for r in range(self.routers):
+            for s in range(self.routers):
+                self.hops(r, s)
+        seen = set()
+        for link in self.links:
+            key = (link.src, link.dst, link.src_port)
+            if key in seen:
+                raise ValueError(f"{self.kind}: duplicate link {key}")
+            seen.add(key)
+        return self
+
+
+def controller_counts(cores: int, l2_banks: int, channels: int, dma: int = 2) -> dict:
+    return {"l1": cores, "l2": l2_banks, "dir": channels, "dma": dma,
+            "total": cores + l2_banks + channels + dma}
+
+
+def crossbar(n_ctrl: int, link_latency=1, router_latency=1) -> Graph:
+    """One router per controller plus a central crossbar router: 2n links."""
+    x = n_ctrl
+    links = []
+    for i in range(n_ctrl):
+        links.append(Link(i, x, link_latency))
+        links.append(Link(x, i, link_latency))
+    return Graph("crossbar", n_ctrl + 1, list(range(n_ctrl)), links, router_latency, link_latency,
+                 placement="one router per controller, all joined by one crossbar router")
+
+
+def pt2pt(n_ctrl: int, link_latency=1, router_latency=1, limit=64) -> Graph:
+    """All-to-all (what the stdlib MESI_Two_Level uses): n(n-1) links, so small n only."""
+    if n_ctrl > limit:
+        raise ValueError(f"pt2pt with {n_ctrl} controllers needs {n_ctrl * (n_ctrl - 1)} links; "
+                         f"use crossbar, mesh or ring above {limit}")
+    links = [Link(a, b, link_latency) for a in range(n_ctrl) for b in range(n_ctrl) if a != b]
+    return Graph("pt2pt", n_ctrl, list(range(n_ctrl)), links, router_latency, link_latency,
+                 placement="one router per controller, every pair linked")
+
+
+def ring(n_routers: int, n_ctrl: int, link_latency=1, router_latency=1) -> Graph:
+    """Bidirectional ring; controller i on router i mod n_routers."""
+    if n_routers < 2:
+        raise ValueError("a ring needs at least 2 routers")
+    links = []
+    for r in range(n_routers):
+        nxt = (r + 1) % n_routers
+        links.append(Link(r, nxt, link_latency, 1, "East", "West"))
+        links.append(Link(nxt, r, link_latency, 1, "West", "East"))
+    return Graph("ring", n_routers, [i % n_routers for i in range(n_ctrl)], links, router_latency, link_latency,
+                 placement="controller i on router i mod routers (L1 i with core i)")
+
+
+def mesh_shape(cores: int) -> tuple:
+    """The squarest rows x cols with rows * cols >= cores and rows <= cols."""
+    rows = max(1, int(cores ** 0.5))
+    return rows, -(-cores // rows)
+
+
+def mesh(rows: int, cols: int, counts: dict, link_latency=1, router_latency=1) -> Graph:
+    """2D mesh with XY routing weights (horizontal 1, vertical 2, as gem5's Mesh_XY).
+
+    Placement: L1 of core i at router i mod (rows*cols); L2 banks spread evenly over the
+    routers (bank j at router j*R/banks); directories at the corners, then along the edges;
+    DMA controllers at router 0.
+    """
+    if rows < 1 or cols < 1:
+        raise ValueError(f"mesh {rows}x{cols}: rows and cols must be >= 1")
+    n = rows * cols
+    ext = [i % n for i in range(counts["l1"])]
+    ext += [(j * n) // counts["l2"] for j in range(counts["l2"])]
+    corners = [0, cols - 1, n - cols, n - 1] + list(range(1, cols - 1))
+    ext += [corners[k % len(corners)] for k in range(counts["dir"])]
+    ext += [0] * counts["dma"]
+    links = []
+    for r in range(rows):
+        for c in range(cols):
+            k = r * cols + c
+            if c + 1 < cols:
+                links.append(Link(k, k + 1, link_latency, 1, "East", "West"))
+                links.append(Link(k + 1, k, link_latency, 1, "West", "East"))
+            if r + 1 < rows:
+                links.append(Link(k, k + cols, link_latency, 2, "North", "South"))
+                links.append(Link(k + cols, k, link_latency, 2, "South", "North"))
+    return Graph("mesh", n, ext, links, router_latency, link_latency, rows, cols,
+                 placement="L1 i at router i; L2 banks spread evenly; directories at corners; DMA at router 0")
+
+
+def build(kind: str, cores: int, l2_banks: int = 1, channels: int = 1, rows: int = 0, cols: int = 0,
+          link_latency: int = 1, router_latency: int = 1) -> Graph:
+    counts = controller_counts(cores, l2_banks, channels)
+    if kind == "crossbar":
+        g = crossbar(counts["total"], link_latency, router_latency)
+    elif kind == "pt2pt":
+        g = pt2pt(counts["total"], link_latency, router_latency)
+    elif kind == "ring":
+        g = ring(max(cores, 2), counts["total"], link_latency, router_latency)
+    elif kind == "mesh":
+        if not rows or not cols:
+            rows, cols = mesh_shape(cores)
+        if rows * cols < 2:
+            raise ValueError("a mesh needs at least 2 routers")
+        g = mesh(rows, cols, counts, link_latency, router_latency)
+    else:
+        raise ValueError(f"unknown topology {kind!r}: use {', '.join(KINDS)}")
+    return g
