@@ -45,6 +45,12 @@ def _fit(a):
     print(f"fit ({s['points']} core counts, law {s['law']}): think {s['think']:.4g} ± {s.get('think_stderr', float('nan')):.2g}, "
           f"service {s['service']:.4g} ± {s.get('service_stderr', float('nan')):.2g} per op, "
           f"R² {s['r2']:.4f}, ceiling {s['ceiling']:.4g} {data.unit}")
+    if s["r2"] < 0.5:
+        falling = data.throughput[-1] < data.throughput.max()
+        print(f"warning: poor fit (R² {s['r2']:.2f}): these points are not a contended-line curve"
+              + (" (throughput falls as cores grow: e.g. QEMU vCPUs outnumbering host cores)" if falling else "")
+              + (f"; USL σ={summary['usl']['sigma']:.3g} κ={summary['usl']['kappa']:.3g}" if "usl" in summary else ""),
+              file=sys.stderr)
     if hold:
         errs = ", ".join(f"{n}c {100 * e:+.1f}%" for n, e in zip(hold["cores"], hold["relative_error"]))
         print(f"hold-out: fitted without the {a.holdout} largest core count(s); prediction error {errs}")

@@ -156,21 +156,20 @@ def mesh(rows: int, cols: int, counts: dict, link_latency=1, router_latency=1) -
                  placement="L1 i at router i; L2 banks spread evenly; directories at corners; DMA at router 0")
 
 
-def build(kind: str, cores: int, l2_banks: int = 1, channels: int = 1, rows: int = 0, cols: int = 0,
-          link_latency: int = 1, router_latency: int = 1) -> Graph:
-    counts = controller_counts(cores, l2_banks, channels)
+def build(kind: str, counts: dict, rows: int = 0, cols: int = 0, link_latency: int = 1,
+          router_latency: int = 1) -> Graph:
+    """The graph of `kind` for these controller counts (see controller_counts)."""
+    total, cores = counts["total"], counts["l1"]
     if kind == "crossbar":
-        g = crossbar(counts["total"], link_latency, router_latency)
-    elif kind == "pt2pt":
-        g = pt2pt(counts["total"], link_latency, router_latency)
-    elif kind == "ring":
-        g = ring(max(cores, 2), counts["total"], link_latency, router_latency)
-    elif kind == "mesh":
+        return crossbar(total, link_latency, router_latency)
+    if kind == "pt2pt":
+        return pt2pt(total, link_latency, router_latency)
+    if kind == "ring":
+        return ring(max(cores, 2), total, link_latency, router_latency)
+    if kind == "mesh":
         if not rows or not cols:
             rows, cols = mesh_shape(cores)
         if rows * cols < 2:
             raise ValueError("a mesh needs at least 2 routers")
-        g = mesh(rows, cols, counts, link_latency, router_latency)
-    else:
-        raise ValueError(f"unknown topology {kind!r}: use {', '.join(KINDS)}")
-    return g
+        return mesh(rows, cols, counts, link_latency, router_latency)
+    raise ValueError(f"unknown topology {kind!r}: use {', '.join(KINDS)}")

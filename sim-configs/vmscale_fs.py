@@ -1,0 +1,139 @@
+"""vmscale on gem5 v24 X86 full system (run by a gem5 binary: `$GEM5 sim-configs/vmscale_fs.py ...`).
+
+Modes:
+  run         boot with --cpu and run the guest's script (m5 readfile) to its m5 exit
+  checkpoint  boot with an atomic (Ruby bypassed) or KVM CPU; the guest's /init takes
+              `m5 checkpoint` after boot (vmscale.checkpoint=1), we save it and stop
+  restore     restore that checkpoint on the same board with --cpu timing/o3 and run a
+              new --script: one boot serves many experiments
+The guest's workbegin/workend reset and dump statistics (the ROI); stats.txt then holds one
+dump per ROI and a final one.  Decisions live in vmscale_gem5 (tested without gem5).
+"""
+
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import m5  # noqa: E402
+from m5.defines import buildEnv  # noqa: E402
+
+from gem5.components.cachehierarchies.classic.no_cache import NoCache  # noqa: E402
+from gem5.components.memory.memory import ChanneledMemory  # noqa: E402
+from gem5.components.processors.cpu_types import CPUTypes  # noqa: E402
+from gem5.components.processors.simple_processor import SimpleProcessor  # noqa: E402
+from gem5.isas import ISA  # noqa: E402
+from gem5.resources.resource import DiskImageResource, KernelResource  # noqa: E402
+from gem5.simulate.exit_event import ExitEvent  # noqa: E402
+from gem5.simulate.simulator import Simulator  # noqa: E402
+from m5.objects import DDR4_2400_8x8  # noqa: E402
+
+from vmscale_gem5 import limits, options  # noqa: E402
+
+a = options.parser().parse_args()
+try:
+    bits = buildEnv.get("NUMBER_BITS_PER_SET")
+    a.bits_per_set = a.bits_per_set or (int(bits) if bits else None)
+    a.kvm_available = a.kvm_available or os.access("/dev/kvm", os.R_OK | os.W_OK)
+    options.validate(a)
+    if a.memory_system == "ruby" and buildEnv.get("PROTOCOL") != "MESI_Two_Level":
+        raise limits.ConfigError(f"this gem5 binary's Ruby protocol is {buildEnv.get('PROTOCOL')}; "
+                                 "vmscale builds MESI_Two_Level hierarchies")
+except limits.ConfigError as e:
+    print(f"vmscale_fs: error: {e}", file=sys.stderr)
+    sys.exit(2)
+
+from vmscale_board import VmscaleX86Board  # noqa: E402
+
+if a.memory_system == "ruby":
+    import networks  # noqa: E402
+    from gem5.components.cachehierarchies.ruby.mesi_two_level_cache_hierarchy import (  # noqa: E402
+        MESITwoLevelCacheHierarchy)
+
+    networks.use(a.network, options.graph(a),
+                 **({"bandwidth_factor": a.link_bandwidth} if a.network == "simple" else {"flit_bytes": a.link_bandwidth}))
+    cache = MESITwoLevelCacheHierarchy(
+        l1i_size=f"{a.l1_size}KiB", l1i_assoc=a.l1_assoc, l1d_size=f"{a.l1_size}KiB", l1d_assoc=a.l1_assoc,
+        l2_size=f"{a.l2_size}KiB", l2_assoc=a.l2_assoc, num_l2_banks=a.l2_banks)
+else:
+    cache = NoCache()
+
+cpu = {"atomic": CPUTypes.ATOMIC, "timing": CPUTypes.TIMING, "o3": CPUTypes.O3, "kvm": CPUTypes.KVM}[a.cpu]
+processor = SimpleProcessor(cpu_type=cpu, num_cores=a.cores, isa=ISA.X86)
+memory = ChanneledMemory(DDR4_2400_8x8, a.mem_channels, 64, size=f"{a.memory}MiB")
+board = VmscaleX86Board(clk_freq=a.clock, processor=processor, memory=memory, cache_hierarchy=cache)
+board.fix_cpuid_apic_ids()
+
+script = Path(a.script).read_text() if a.script else ""
+board.set_kernel_disk_workload(
+    kernel=KernelResource(local_path=a.kernel),
+    disk_image=DiskImageResource(local_path=a.disk, root_partition=None),
+    readfile_contents=script,
+    kernel_args=options.kernel_args(a),
+    checkpoint=Path(a.checkpoint_dir) if a.mode == "restore" else None,
+)
+
+t0 = time.time()
+roi = {"begin": None, "ticks": []}
+
+
+def progress_line(what):
+    sim_s = m5.curTick() / 1e12
+    print(f"vmscale_fs: [{time.time() - t0:8.1f}s host, {sim_s:.4f}s simulated] {what}", flush=True)
+
+
+def on_checkpoint():
+    while True:
+        board_dir = Path(a.checkpoint_dir)
+        progress_line(f"saving checkpoint to {board_dir}")
+        simulator.save_checkpoint(board_dir)
+        yield True  # stop: restore runs in another gem5 process
+
+
+def on_workbegin():
+    while True:
+        progress_line("ROI begins: stats reset")
+        m5.stats.reset()
+        roi["begin"] = m5.curTick()
+        yield False
+
+
+def on_workend():
+    while True:
+        m5.stats.dump()
+        if roi["begin"] is not None:
+            roi["ticks"].append(m5.curTick() - roi["begin"])
+        progress_line("ROI ends: stats dumped")
+        yield False
+
+
+def on_tick():
+    period = int(a.progress * 1e12)
+    while True:
+        progress_line("running")
+        if a.max_seconds and m5.curTick() >= a.max_seconds * 1e12:
+            print("vmscale_fs: error: --max-seconds of simulated time reached", file=sys.stderr)
+            yield True
+        m5.scheduleTickExitFromCurrent(period)
+        yield False
+
+
+simulator = Simulator(board=board, on_exit_event={
+    ExitEvent.CHECKPOINT: on_checkpoint(),
+    ExitEvent.WORKBEGIN: on_workbegin(),
+    ExitEvent.WORKEND: on_workend(),
+    ExitEvent.SCHEDULED_TICK: on_tick(),
+})
+if a.progress > 0:
+    # First progress report; the handler re-arms itself.
+    simulator._instantiate()
+    m5.scheduleTickExitFromCurrent(int(a.progress * 1e12))
+simulator.run()
+cause = simulator.get_last_exit_event_cause()
+print(f"vmscale_fs: exit cause={cause!r} tick={simulator.get_current_tick()} "
+      f"host_seconds={time.time() - t0:.1f} roi_ticks={roi['ticks']}", flush=True)
+if a.mode == "checkpoint" and not Path(a.checkpoint_dir, "m5.cpt").is_file():
+    print("vmscale_fs: error: the guest ended before taking its checkpoint", file=sys.stderr)
+    sys.exit(3)

@@ -1,0 +1,94 @@
+"""Arguments of sim-configs/vmscale_fs.py, parsed and validated without gem5."""
+
+import argparse
+from pathlib import Path
+
+from vmscale_gem5 import limits, topology
+
+KERNEL_ARGS = ["earlyprintk=ttyS0", "console=ttyS0", "lpj=7999923", "root=/dev/sda", "rw",
+               "rootfstype=ext2", "init=/init", "nokaslr", "mitigations=off", "panic=-1",
+               "tsc=reliable"]
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="vmscale_fs.py", description="vmscale on gem5 v24 X86 full system")
+    p.add_argument("--kernel", required=True, help="vmlinux (ELF) from `vmscale build kernel`")
+    p.add_argument("--disk", required=True, help="the vmscale guest image")
+    p.add_argument("--script", help="run script the guest reads with m5 readfile")
+    p.add_argument("--cores", type=int, required=True)
+    p.add_argument("--cpu", default="timing", choices=limits.CPU_TYPES)
+    p.add_argument("--mode", default="run", choices=["run", "checkpoint", "restore"],
+                   help="run: boot and run; checkpoint: boot with --cpu and save at the guest's "
+                        "m5 checkpoint; restore: continue from --checkpoint-dir")
+    p.add_argument("--checkpoint-dir", help="where checkpoint mode saves, and restore mode reads")
+    p.add_argument("--memory-system", default="ruby", choices=["ruby", "none"],
+                   help="ruby: MESI_Two_Level; none: no caches (fast boots)")
+    p.add_argument("--memory", type=int, default=2048, help="MiB")
+    p.add_argument("--mem-channels", type=int, default=1)
+    p.add_argument("--l1-size", type=int, default=32, help="KiB, L1I and L1D each")
+    p.add_argument("--l1-assoc", type=int, default=8)
+    p.add_argument("--l2-size", type=int, default=256, help="KiB per bank")
+    p.add_argument("--l2-assoc", type=int, default=16)
+    p.add_argument("--l2-banks", type=int, default=1)
+    p.add_argument("--topology", default="crossbar", choices=topology.KINDS)
+    p.add_argument("--network", default="simple", choices=["simple", "garnet"])
+    p.add_argument("--mesh-rows", type=int, default=0)
+    p.add_argument("--mesh-cols", type=int, default=0)
+    p.add_argument("--link-latency", type=int, default=1, help="cycles")
+    p.add_argument("--router-latency", type=int, default=1, help="cycles")
+    p.add_argument("--link-bandwidth", type=int, default=16, help="bytes per cycle")
+    p.add_argument("--clock", default="3GHz")
+    p.add_argument("--m5", default="inst", choices=["inst", "addr"], help="guest m5 op form")
+    p.add_argument("--bits-per-set", type=int, help="NUMBER_BITS_PER_SET of the gem5 build (checked if given)")
+    p.add_argument("--kvm-available", action="store_true")
+    p.add_argument("--progress", type=float, default=0.01, help="simulated seconds between progress lines")
+    p.add_argument("--max-seconds", type=float, default=0, help="stop after this much simulated time (0: none)")
+    return p
+
+
+def validate(a) -> argparse.Namespace:
+    """Everything that can be wrong before gem5 starts; raises limits.ConfigError."""
+    ruby = a.memory_system == "ruby"
+    limits.check_cores(a.cores, ruby, a.bits_per_set)
+    limits.check_cpu(a.cpu, a.kvm_available)
+    limits.check_memory(a.memory)
+    limits.check_cache(a.l1_size, a.l2_size, a.l2_banks, a.mem_channels)
+    for path, what in ((a.kernel, "--kernel"), (a.disk, "--disk")):
+        if not Path(path).is_file():
+            raise limits.ConfigError(f"{what} {path}: no such file")
+    if Path(a.kernel).read_bytes()[:4] != b"\x7fELF":
+        raise limits.ConfigError(f"--kernel {a.kernel}: not an ELF vmlinux (gem5 cannot boot a bzImage)")
+    if a.mode != "run" and not a.checkpoint_dir:
+        raise limits.ConfigError(f"--mode {a.mode} needs --checkpoint-dir")
+    if a.mode == "restore" and not Path(a.checkpoint_dir, "m5.cpt").is_file():
+        raise limits.ConfigError(f"--checkpoint-dir {a.checkpoint_dir}: no m5.cpt there")
+    if ruby and a.cpu in ("atomic", "kvm") and a.mode == "run":
+        # Atomic on Ruby bypasses the caches (atomic_noncaching): fine for booting only.
+        raise limits.ConfigError(f"--cpu {a.cpu} with Ruby measures nothing: use it with --mode checkpoint")
+    if ruby and a.mode == "checkpoint" and a.cpu not in ("atomic", "kvm"):
+        raise limits.ConfigError("MESI_Two_Level cannot checkpoint warm caches: boot with --cpu atomic or kvm")
+    if a.topology == "mesh" and bool(a.mesh_rows) != bool(a.mesh_cols):
+        raise limits.ConfigError("give both --mesh-rows and --mesh-cols, or neither")
+    if ruby:
+        try:
+            graph(a)(topology.controller_counts(a.cores, a.l2_banks, a.mem_channels)["total"]).check()
+        except ValueError as e:
+            raise limits.ConfigError(str(e)) from e
+    return a
+
+
+def graph(a):
+    """A factory: controller count (as the board wires them) -> the topology graph."""
+    def make(n_ctrl):
+        counts = topology.controller_counts(a.cores, a.l2_banks, a.mem_channels)
+        counts["dma"] += n_ctrl - counts["total"]  # the board decides how many DMA ports it has
+        counts["total"] = n_ctrl
+        return topology.build(a.topology, counts, a.mesh_rows, a.mesh_cols, a.link_latency, a.router_latency)
+    return make
+
+
+def kernel_args(a) -> list:
+    args = KERNEL_ARGS + [f"vmscale.m5={a.m5}"]
+    if a.mode == "checkpoint":
+        args.append("vmscale.checkpoint=1")
+    return args

@@ -1,0 +1,147 @@
+"""The gem5 configurations' pure-Python parts, and the stats parser on real gem5 output."""
+
+import gzip
+import math
+from pathlib import Path
+
+import pytest
+
+from vmscale_gem5 import buildinfo, configini, limits, options, stats, topology
+
+FIX = Path(__file__).parent / "fixtures" / "gem5"
+
+
+def test_stats_parser_on_a_real_ruby_run():
+    dumps = stats.parse_file(FIX / "timing-mesi2l-2c" / "stats.txt")
+    assert len(dumps) == 1
+    d = dumps[0]
+    assert d["simTicks"] == 596303876223 and d["simFreq"] == 1e12
+    assert d["board.processor.cores1.core.numCycles"] == 1790292565
+    # A pipe-form vector: one count per controller, adding up to its ::total.
+    inv = d["board.cache_hierarchy.ruby_system.L1Cache_Controller.Inv"]
+    assert len(inv) == 2 and sum(inv) == d["board.cache_hierarchy.ruby_system.L1Cache_Controller.Inv::total"]
+    s = stats.summary(d, ops=1000)
+    assert s["cores_in_stats"] == 2
+    assert s["ruby_miss_latency_mean"] == pytest.approx(97.77563)
+    assert s["l1_inv_per_op"] == pytest.approx(186.086)
+    assert s["sim_cycles_per_op"] == pytest.approx(1790702.331)
+    assert 0 < s["l1d_demand_misses"] < s["l1d_demand_accesses"]
+    assert s["sim_seconds"] == pytest.approx(s["sim_ticks"] / s["sim_freq"])
+
+
+def test_stats_parser_on_a_classic_run_without_ruby():
+    d = stats.parse_file(FIX / "atomic-nocache-8c" / "stats.txt")[0]
+    s = stats.summary(d)
+    assert s["cores_in_stats"] == 8 and "ruby_miss_latency_mean" not in s
+    assert s["host_inst_rate"] > 0 and math.isnan(s["l1d_demand_misses"])
+
+
+def test_stats_parser_handles_several_dumps_and_a_cut_file():
+    text = (FIX / "timing-mesi2l-2c" / "stats.txt").read_text()
+    lines = text.splitlines()
+    two = "\n".join(lines + lines[: len(lines) // 2])  # a second dump cut mid-way
+    dumps = stats.parse(two)
+    assert len(dumps) == 2 and dumps[1]["simTicks"] == dumps[0]["simTicks"]
+    assert stats.parse_line("x nan # d") == ("x", pytest.approx(float("nan"), nan_ok=True))
+    assert stats.parse_line("# comment") is None
+
+
+def test_config_ini_says_what_ran():
+    ruby = configini.describe(gzip.decompress((FIX / "timing-mesi2l-2c" / "config.ini.gz").read_bytes()).decode())
+    assert ruby["cores"] == 2 and ruby["ruby"] and ruby["l1_controllers"] == 2
+    assert ruby["cpu_types"] == ["BaseTimingSimpleCPU"]
+    classic = configini.describe(gzip.decompress((FIX / "atomic-nocache-8c" / "config.ini.gz").read_bytes()).decode())
+    assert classic["cores"] == 8 and not classic["ruby"] and classic["cpu_types"] == ["BaseAtomicSimpleCPU"]
+
+
+def test_buildinfo_parse():
+    text = "Build information:\n\ngem5 version 24.0.0.1\ncompiled Nov 22 2026\nbuild options:\n" \
+           "    NUMBER_BITS_PER_SET = 256\n    PROTOCOL = MESI_Two_Level\n    RUBY = True\n"
+    info = buildinfo.parse(text)
+    assert info["version"] == "24.0.0.1"
+    assert buildinfo.bits_per_set(info) == 256 and buildinfo.ruby_protocol(info) == "MESI_Two_Level"
+
+
+@pytest.mark.parametrize("kind, routers, links", [
+    ("crossbar", 16 + 4 + 2 + 2 + 1, 2 * 24),      # a router per controller + the crossbar
+    ("pt2pt", 24, 24 * 23),
+    ("ring", 16, 32),
+    ("mesh", 16, 2 * (3 * 4) * 2),                 # 4x4: 12 horizontal + 12 vertical, both ways
+])
+def test_topology_sizes(kind, routers, links):
+    g = topology.build(kind, topology.controller_counts(16, 4, 2)).check()
+    assert g.routers == routers and len(g.links) == links and len(g.ext) == 24
+
+
+def test_mesh_hops_match_the_xy_formula_the_model_uses():
+    from vmscale_model.network import hops
+    g = topology.build("mesh", topology.controller_counts(64, 1, 1))
+    assert (g.rows, g.cols) == (8, 8)
+    assert g.mean_hops(range(64), range(64)) == pytest.approx(hops("mesh", 64))
+    vertical = [l for l in g.links if l.src_port in ("North", "South")]
+    assert vertical and all(l.weight == 2 for l in vertical)  # XY: horizontal first
+
+
+def test_mesh_places_controllers_as_documented():
+    c = topology.controller_counts(16, 4, 4)
+    g = topology.build("mesh", c)
+    assert g.ext[:16] == list(range(16))                      # L1 i on router i
+    assert g.ext[16:20] == [0, 4, 8, 12]                       # L2 banks spread evenly
+    assert g.ext[20:24] == [0, 3, 12, 15]                      # directories at the corners
+    assert topology.mesh_shape(254) == (15, 17)
+
+
+def test_pt2pt_refuses_large_systems():
+    with pytest.raises(ValueError, match="crossbar, mesh or ring"):
+        topology.build("pt2pt", topology.controller_counts(128, 1, 1))
+
+
+def test_core_limits():
+    assert limits.check_cores(254, ruby=True, bits_per_set=256) == 254
+    with pytest.raises(limits.ConfigError, match="tops out at 254"):
+        limits.check_cores(256, ruby=False)
+    with pytest.raises(limits.ConfigError, match="NUMBER_BITS_PER_SET=128"):
+        limits.check_cores(200, ruby=True, bits_per_set=128)
+    assert limits.check_cores(200, ruby=False, bits_per_set=128) == 200
+    with pytest.raises(limits.ConfigError, match="power of two"):
+        limits.check_cache(32, 256, 3, 1)
+    with pytest.raises(limits.ConfigError, match="3072"):
+        limits.check_memory(4096)
+
+
+def _args(tmp_path, *extra):
+    kernel = tmp_path / "vmlinux"
+    kernel.write_bytes(b"\x7fELF" + bytes(60))
+    disk = tmp_path / "disk.img"
+    disk.write_bytes(bytes(512))
+    return options.parser().parse_args(["--kernel", str(kernel), "--disk", str(disk), *extra])
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--cores", "255"], "tops out at 254"),
+    (["--cores", "8", "--cpu", "atomic"], "measures nothing"),
+    (["--cores", "8", "--mode", "checkpoint", "--checkpoint-dir", "x"], "cannot checkpoint warm caches"),
+    (["--cores", "8", "--mode", "restore", "--checkpoint-dir", "/nonexistent"], "no m5.cpt"),
+    (["--cores", "8", "--cpu", "kvm", "--mode", "checkpoint", "--checkpoint-dir", "x"], "/dev/kvm"),
+    (["--cores", "64", "--topology", "pt2pt"], "crossbar, mesh or ring"),
+    (["--cores", "8", "--topology", "mesh", "--mesh-rows", "2"], "both --mesh-rows and --mesh-cols"),
+    (["--cores", "150", "--bits-per-set", "128"], "NUMBER_BITS_PER_SET"),
+])
+def test_options_refuse_bad_runs_before_gem5(tmp_path, extra, message):
+    with pytest.raises(limits.ConfigError, match=message):
+        options.validate(_args(tmp_path, *extra))
+
+
+def test_options_accept_and_describe_a_good_run(tmp_path):
+    a = options.validate(_args(tmp_path, "--cores", "16", "--topology", "mesh", "--l2-banks", "4",
+                               "--mode", "checkpoint", "--cpu", "atomic", "--checkpoint-dir", str(tmp_path)))
+    assert "vmscale.checkpoint=1" in options.kernel_args(a) and "root=/dev/sda" in options.kernel_args(a)
+    g = options.graph(a)(16 + 4 + 1 + 2)
+    assert g.kind == "mesh" and len(g.ext) == 23
+
+
+def test_bzimage_is_refused(tmp_path):
+    a = _args(tmp_path, "--cores", "2")
+    Path(a.kernel).write_bytes(b"MZ" + bytes(100))
+    with pytest.raises(limits.ConfigError, match="not an ELF"):
+        options.validate(a)
