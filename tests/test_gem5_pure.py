@@ -145,3 +145,12 @@ def test_bzimage_is_refused(tmp_path):
     Path(a.kernel).write_bytes(b"MZ" + bytes(100))
     with pytest.raises(limits.ConfigError, match="not an ELF"):
         options.validate(a)
+
+
+def test_gem5_backend_without_gem5_is_a_clear_error(workloads_built, tmp_path):
+    import os
+    from conftest import vmscale
+    r = vmscale("run", "--backend", "gem5", "--cores", 8, "--workload", "local", "--out", tmp_path / "x",
+                env={"GEM5": ""} if "GEM5" in os.environ else None)
+    assert r.returncode == 2 and "GEM5 is not set" in r.stderr
+    assert not (tmp_path / "x").exists()

@@ -37,12 +37,27 @@ def cmd_build(a):
     return 0
 
 
+GEM5_KEYS = {"cpu", "topology", "network", "l1_size", "l2_size", "l2_banks", "mem_channels", "memory",
+             "mesh_rows", "mesh_cols", "link_latency", "router_latency", "link_bandwidth"}
+
+
+def _gem5_opts(items) -> dict:
+    opts = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        key = key.replace("-", "_")
+        if not sep or key not in GEM5_KEYS:
+            raise VmscaleError(f"--gem5 {item!r}: expected KEY=VALUE with KEY one of {', '.join(sorted(GEM5_KEYS))}")
+        opts[key] = value
+    return opts
+
+
 def cmd_run(a):
     from vmscale import runner
     final, rows, failures = runner.run(
         backend=a.backend, cores=a.cores, workload_names=_csv(a.workload),
         variant_names=_csv(a.kernel_variant), params=a.param, flavor=a.flavor, out=a.out,
-        timeout=a.timeout, memory=a.memory)
+        timeout=a.timeout, memory=a.memory, gem5_opts=_gem5_opts(a.gem5))
     for r in rows:
         status = "ok" if r["ok"] else f"FAILED: {r['failure']}"
         cpo = r.get("cycles_per_op")
@@ -93,7 +108,7 @@ def parser():
     b.set_defaults(func=cmd_build)
 
     r = sub.add_parser("run", help="run workloads on a backend at one core count")
-    r.add_argument("--backend", default="qemu", help="qemu or native")
+    r.add_argument("--backend", default="qemu", help="qemu, native or gem5 (GEM5=/path/gem5.opt)")
     r.add_argument("--cores", type=int, required=True)
     r.add_argument("--workload", required=True, help="comma-separated: local,pipeline,global,pageshare,fault,pagecache")
     r.add_argument("--kernel-variant", default="stock", help="comma-separated variants, all in one boot")
@@ -102,6 +117,9 @@ def parser():
     r.add_argument("--out", help="run directory (default: runs/<date>-<backend>-<cores>c-<workloads>)")
     r.add_argument("--timeout", type=int, help="seconds before the run is declared hung")
     r.add_argument("--memory", type=int, help="guest memory in MiB (qemu)")
+    r.add_argument("--gem5", action="append", default=[],
+                   help="gem5 board option KEY=VALUE: cpu=timing|o3, topology=crossbar|mesh|ring|pt2pt, "
+                        "network=simple|garnet, l2_banks, mem_channels, link_latency, ... (repeatable)")
     r.set_defaults(func=cmd_run)
 
     c = sub.add_parser("collect", help="merge run directories into one tidy CSV table")

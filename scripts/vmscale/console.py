@@ -64,6 +64,9 @@ def parse(text: str) -> Console:
             continue
         if "VMSCALE-SCRIPT-BEGIN" in line:
             con.script_began = True
+            m = re.search(r"VMSCALE-SCRIPT-BEGIN cpus=(\d+) kernel=(\S+)", line)
+            if m:
+                con.booted_cpus, con.kernel_release = int(m.group(1)), m.group(2)
         elif "VMSCALE-SCRIPT-END" in line:
             con.script_ended = True
         elif "VMSCALE-HALT" in line:

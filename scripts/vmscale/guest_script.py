@@ -20,7 +20,9 @@ class Case:
 
 
 def render(cases: list) -> str:
-    lines = ["#!/bin/sh", "# vmscale run script (generated)", "echo VMSCALE-SCRIPT-BEGIN"]
+    # The script reports the CPUs itself: after a gem5 restore, /init's boot line is not in the log.
+    lines = ["#!/bin/sh", "# vmscale run script (generated)",
+             'echo "VMSCALE-SCRIPT-BEGIN cpus=$(nproc) kernel=$(uname -r)"']
     for c in cases:
         lines.append(f"echo 'VMSCALE-CASE-BEGIN {c.case_id} {c.variant} {c.workload}'")
         lines.append("rc=0")

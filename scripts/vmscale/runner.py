@@ -38,7 +38,7 @@ def plan(workload_names, variant_names, cores, params) -> list:
 
 
 def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), params=(),
-        flavor="normal", out=None, timeout=None, memory=None) -> tuple:
+        flavor="normal", out=None, timeout=None, memory=None, gem5_opts=None) -> tuple:
     """Returns (run directory, rows, failures)."""
     be = get_backend(backend)
     cases = plan(workload_names, variant_names, cores, params)
@@ -61,6 +61,14 @@ def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), para
             raise VmscaleError(f"guest image {paths.image_path()} is not built", "run `vmscale build image`")
         manifest.update(kernel=kman, image=json.loads(image_manifest.read_text()),
                         qemu_version=be.qemu_version())
+    elif backend == "gem5":
+        kman = kernel.load_manifest(flavor)
+        if flavor != "normal":
+            raise VmscaleError(f"--flavor {flavor} under gem5: debug kernels change lock layout and cost",
+                               "use the normal kernel for gem5 timing runs")
+        build = be.check(cores, gem5_opts or {}, be.info())
+        manifest.update(kernel=kman, image=json.loads(paths.image_path().with_suffix(".json").read_text()),
+                        gem5_version=build.get("version"), gem5_options=gem5_opts or {})
     elif backend == "native":
         if cores > be.max_cores():
             raise VmscaleError(f"--cores {cores}: this host has {be.max_cores()} usable CPUs",
@@ -74,6 +82,10 @@ def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), para
             text, info = be.boot(bzimage=kman["bzImage"], image=paths.image_path(),
                                  script_text=guest_script.render(cases), cores=cores, workdir=rd.path,
                                  timeout=timeout or be.default_timeout(cores, len(cases)), mem=memory)
+        elif backend == "gem5":
+            text, info, dumps = be.run(cases=cases, script_text=guest_script.render(cases), cores=cores,
+                                       workdir=rd.path, kernel_manifest=kman, opts=gem5_opts or {},
+                                       timeout=timeout or 24 * 3600)
         else:
             text, info = be.run_cases(cases, rd.path, timeout or 3600)
     except BaseException as e:
@@ -83,6 +95,15 @@ def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), para
         raise
     manifest.update(info)
     parsed = consolelib.parse(text)
+    roi_stats = {}
+    if backend == "gem5":
+        from vmscale_gem5 import stats as gem5stats
+        # One dump per workbegin/workend pair, in case order (cases without a result made none).
+        done = [c for c in cases if parsed.cases.get(c.case_id) and parsed.cases[c.case_id].result]
+        for case, dump in zip(done, dumps):
+            ops = parsed.cases[case.case_id].result.get("ops")
+            roi_stats[case.case_id] = {f"gem5.{k}": v for k, v in gem5stats.summary(dump, ops).items()
+                                       if not isinstance(v, list)}
     rows, failures = [], []
     for case in cases:
         out_case = parsed.cases.get(case.case_id) or consolelib.CaseOutput(case.case_id, case.variant, case.workload)
@@ -94,11 +115,12 @@ def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), para
                              extra={"sysctls": out_case.sysctls,
                                     "kernel_release": parsed.kernel_release or info.get("kernel_release"),
                                     "kernel_flavor": flavor if backend == "qemu" else None,
-                                    "booted_cpus": parsed.booted_cpus}))
+                                    "booted_cpus": parsed.booted_cpus,
+                                    **roi_stats.get(case.case_id, {})}))
     manifest["kernel_problems"] = [{"reason": r, "line": l} for r, l in parsed.problems]
     if parsed.problems and not failures:
         failures.append(f"kernel: {parsed.problems[0][0]}: {parsed.problems[0][1]}")
-    if backend == "qemu" and parsed.booted_cpus != cores:
+    if backend in ("qemu", "gem5") and parsed.booted_cpus != cores:
         failures.append(f"the guest brought up {parsed.booted_cpus} CPUs, not {cores}")
     final = rd.complete(manifest, rows)
     return final, rows, failures

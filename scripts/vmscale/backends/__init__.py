@@ -7,7 +7,7 @@ gem5: sim-configs/ (see issue 3).
 
 from vmscale.errors import VmscaleError
 
-BACKENDS = ("qemu", "native")
+BACKENDS = ("qemu", "native", "gem5")
 
 
 def get_backend(name: str):
@@ -18,5 +18,6 @@ def get_backend(name: str):
         from vmscale.backends import native
         return native
     if name == "gem5":
-        raise VmscaleError("the gem5 backend is not available yet", "use --backend qemu or native")
+        from vmscale.backends import gem5
+        return gem5
     raise VmscaleError(f"unknown backend {name!r}", f"use one of {', '.join(BACKENDS)}")

@@ -1,0 +1,136 @@
+"""gem5 backend: the boot-once flow on the user's gem5 v24 binary (GEM5=/path/gem5.opt).
+
+1. checkpoint: boot the vmscale kernel with an atomic CPU (Ruby bypassed) on the final
+   board; /init takes `m5 checkpoint` (vmscale.checkpoint=1); saved once per
+   (kernel, cores, board) under build/checkpoints/.
+2. restore: the same board with Timing (or O3) CPUs and Ruby, and this run's script through
+   m5 readfile; each case's workbegin/workend resets and dumps the stats (its ROI).
+The configuration is sim-configs/vmscale_fs.py; its decisions are in vmscale_gem5.
+"""
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from vmscale import console as consolelib
+from vmscale import paths
+from vmscale.errors import VmscaleError
+from vmscale_gem5 import buildinfo, limits, stats
+
+SCRIPT = paths.REPO / "sim-configs" / "vmscale_fs.py"
+CONSOLE = "board.pc.com_1.device"
+
+
+def binary() -> str:
+    gem5 = os.environ.get("GEM5")
+    if not gem5:
+        raise VmscaleError("GEM5 is not set", "export GEM5=/path/to/gem5/build/X86/gem5.opt (a gem5 v24 build)")
+    if not (Path(gem5).is_file() and os.access(gem5, os.X_OK)):
+        raise VmscaleError(f"GEM5={gem5} is not an executable file", "point GEM5 at build/X86/gem5.opt")
+    return gem5
+
+
+def info() -> dict:
+    try:
+        return buildinfo.query(binary())
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        raise VmscaleError(f"cannot read the gem5 build options: {e}") from e
+
+
+def board_args(cores: int, opts: dict) -> list:
+    """vmscale_fs.py arguments that define the board (what a checkpoint depends on)."""
+    args = ["--cores", str(cores)]
+    for key in ("memory", "mem_channels", "l1_size", "l2_size", "l2_banks", "topology", "network",
+                "mesh_rows", "mesh_cols", "link_latency", "router_latency", "link_bandwidth"):
+        if opts.get(key) is not None:
+            args += [f"--{key.replace('_', '-')}", str(opts[key])]
+    return args
+
+
+def check(cores: int, opts: dict, build: dict) -> dict:
+    """Refuse what the binary cannot do, before gem5 starts."""
+    if not build.get("version", "").startswith("24."):
+        raise VmscaleError(f"GEM5 is gem5 {build.get('version', '?')}; vmscale's configs use the v24 stdlib",
+                           "build gem5 v24.0.x")
+    protocol = buildinfo.ruby_protocol(build)
+    if protocol != "MESI_Two_Level":
+        raise VmscaleError(f"this gem5 build's Ruby protocol is {protocol}; vmscale needs MESI_Two_Level",
+                           "build gem5 with build_opts/X86")
+    try:
+        limits.check_cores(cores, ruby=True, bits_per_set=buildinfo.bits_per_set(build))
+    except limits.ConfigError as e:
+        raise VmscaleError(str(e)) from e
+    return build
+
+
+def _run_gem5(args: list, outdir: Path, timeout: int, label: str) -> subprocess.CompletedProcess:
+    outdir.mkdir(parents=True, exist_ok=True)
+    cmd = [binary(), "-d", str(outdir), str(SCRIPT)] + args
+    (outdir / "gem5.cmd").write_text(" ".join(cmd) + "\n")
+    t0 = time.time()
+    with open(outdir / "gem5.log", "w") as log:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            for line in proc.stdout:
+                log.write(line)
+                if line.startswith("vmscale_fs:"):
+                    print(f"  [{time.time() - t0:7.0f}s gem5 {label}] {line[len('vmscale_fs: '):].rstrip()}",
+                          flush=True)
+                if time.time() - t0 > timeout:
+                    proc.kill()
+                    break
+            rc = proc.wait()
+        except BaseException:
+            proc.kill()
+            raise
+    text = (outdir / "gem5.log").read_text(errors="replace")
+    if time.time() - t0 > timeout:
+        raise VmscaleError(f"gem5 {label} timed out after {timeout} s", "raise --timeout")
+    if rc:
+        reason = next((l for l in text.splitlines() if any(k in l for k in ("fatal:", "panic:", "error:",
+                                                                             "Possible Deadlock"))), f"exit {rc}")
+        raise VmscaleError(f"gem5 {label} failed: {reason.strip()} (log: {outdir / 'gem5.log'})")
+    return text
+
+
+def checkpoint(cores: int, kernel_manifest: dict, opts: dict, timeout: int = 6 * 3600) -> Path:
+    """The boot checkpoint for this (kernel, cores, board), made if missing."""
+    key = hashlib.sha256(json.dumps([kernel_manifest["vmlinux_sha256"], board_args(cores, opts),
+                                     paths.image_path().with_suffix(".json").read_text()]).encode()).hexdigest()[:16]
+    cpt = paths.build_dir() / "checkpoints" / f"{cores}c-{key}"
+    if (cpt / "m5.cpt").is_file():
+        return cpt
+    work = cpt.with_name(cpt.name + ".partial")
+    args = ["--kernel", kernel_manifest["vmlinux"], "--disk", str(paths.image_path()),
+            "--mode", "checkpoint", "--cpu", "atomic", "--checkpoint-dir", str(work / "cpt")] + board_args(cores, opts)
+    print(f"gem5: booting {cores} cores to make checkpoint {cpt.name}", flush=True)
+    _run_gem5(args, work / "m5out", timeout, f"boot {cores}c")
+    (work / "cpt").rename(cpt)
+    return cpt
+
+
+def run(*, cases, script_text, cores, workdir: Path, kernel_manifest, opts, timeout) -> tuple:
+    """Restore the boot checkpoint into Timing + Ruby, run the script; (console, info, dumps)."""
+    build = check(cores, opts, info())
+    cpt = checkpoint(cores, kernel_manifest, opts)
+    script = workdir / "run.sh"
+    script.write_text(script_text)
+    args = ["--kernel", kernel_manifest["vmlinux"], "--disk", str(paths.image_path()),
+            "--mode", "restore", "--cpu", opts.get("cpu", "timing"), "--checkpoint-dir", str(cpt),
+            "--script", str(script)] + board_args(cores, opts)
+    out = workdir / "m5out"
+    t0 = time.time()
+    log = _run_gem5(args, out, timeout, f"run {cores}c")
+    text = (out / CONSOLE).read_text(errors="replace") if (out / CONSOLE).exists() else ""
+    (workdir / "console.log").write_text(text)
+    dumps = stats.parse_file(out / "stats.txt") if (out / "stats.txt").exists() else []
+    parsed = consolelib.parse(text)
+    if not parsed.halted:
+        raise VmscaleError(f"gem5 run at {cores} cores ended before the guest's end marker; "
+                           f"last console lines: {' | '.join(text.splitlines()[-4:])}", f"see {out}")
+    return text, {"gem5_version": build.get("version"), "gem5_build": build, "checkpoint": str(cpt),
+                  "host_seconds": round(time.time() - t0, 1), "gem5_cmd": log.splitlines()[:1]}, dumps
