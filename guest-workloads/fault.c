@@ -16,17 +16,28 @@ static const struct param params[] = {
 	{ "pages", "64", "pages in each thread's slice" },
 	{ "mmap_pct", "10", "share (%) of thread 0's operations that are an "
 			    "mmap+munmap pair (with threads > 1)" },
+	{ "own_pt", "1", "1: start each slice on its own page-table page (2 MiB), "
+			  "so threads share no PTE lock; 0: slices packed" },
 	{ NULL }
 };
 
+#define PTE_PAGES 512UL	/* pages mapped by one page-table page */
+
 static char *region;
+static size_t stride;	/* bytes between the starts of two threads' slices */
 
 static int setup(int n)
 {
-	region = mmap(NULL, n * param_int("pages") * PAGE_SIZE, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long long pages = param_int("pages");
+
+	stride = (param_int("own_pt") ? (size_t)(pages + PTE_PAGES - 1) / PTE_PAGES * PTE_PAGES
+				      : (size_t)pages) * PAGE_SIZE;
+	/* One VMA for all threads; 2 MiB aligned so each slice starts a page-table page. */
+	region = mmap(NULL, n * stride + PTE_PAGES * PAGE_SIZE, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (region == MAP_FAILED)
 		die("mmap region: %s", strerror(errno));
+	region = (char *)(((uintptr_t)region + PTE_PAGES * PAGE_SIZE - 1) & ~(PTE_PAGES * PAGE_SIZE - 1));
 	return 0;
 }
 
@@ -47,7 +58,7 @@ static void run(struct worker *w)
 {
 	long long iters = param_int("iters"), pages = param_int("pages");
 	long long pct = nthreads > 1 && w->tid == 0 ? param_int("mmap_pct") : 0;
-	char *mine = region + w->tid * pages * PAGE_SIZE;
+	char *mine = region + w->tid * stride;
 	long long step = 0;
 
 	for (long long i = 0; i < iters; i++) {
@@ -70,7 +81,7 @@ static void run(struct worker *w)
 
 static void teardown(void)
 {
-	munmap(region, nthreads * param_int("pages") * PAGE_SIZE);
+	munmap(region, nthreads * stride);
 }
 
 const struct workload workload = {

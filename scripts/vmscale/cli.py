@@ -76,6 +76,71 @@ def cmd_collect(a):
     return 0
 
 
+def cmd_sweep(a):
+    from vmscale import slurm, sweep_runner
+    if a.sweep_cmd == "run":
+        out = a.out or str(paths.REPO / "results" / Path(a.spec).stem)
+        return sweep_runner.run(a.spec, out, a.parallel)
+    if a.sweep_cmd == "status":
+        st = sweep_runner.status(a.sweep_dir)
+        j, p = st["jobs"], st["points"]
+        print(f"jobs: {j['complete']} complete, {j['failed']} failed, {j['partial']} interrupted, {j['pending']} pending "
+              f"(of {st['total_jobs']}); points: {p['complete']} complete, {p['failed']} failed")
+        failures = Path(a.sweep_dir) / "failures.jsonl"
+        if failures.exists():
+            import json
+            for line in failures.read_text().splitlines()[-10:]:
+                f = json.loads(line)
+                print(f"  failed {f['job']} ({f['cores']} cores): {f['reason']}")
+        return 0
+    if a.sweep_cmd == "run-job":
+        return sweep_runner.run_one(a.sweep_dir, a.index)
+    if a.sweep_cmd == "slurm":
+        out = a.out or str(paths.REPO / "results" / Path(a.spec).stem)
+        sdir = slurm.write(a.spec, out, a.partition, a.account, a.throttle)
+        print(f"wrote {sdir}/points.sbatch and {sdir}/submit.sh; submit with: bash {sdir}/submit.sh")
+        return 0
+
+
+def cmd_checkpoint(a):
+    from vmscale import kernel
+    from vmscale.backends import gem5
+    opts = _gem5_opts(a.gem5)
+    gem5.check(a.cores, opts, gem5.info())
+    cpt = gem5.checkpoint(a.cores, kernel.load_manifest("normal"), opts)
+    print(f"checkpoint: {cpt}")
+    return 0
+
+
+def cmd_plot(a):
+    from vmscale import report
+    figs = report.plot_all(a.table, a.out, a.model)
+    for w, fs in figs.items():
+        print(f"{w}: {', '.join(fs)}")
+    return 0
+
+
+def cmd_report(a):
+    from vmscale import report
+    print(f"wrote {report.report(a.table, a.out, a.model)}")
+    return 0
+
+
+def cmd_compare(a):
+    from vmscale import compare
+    from vmscale.fileutil import atomic_write_text
+    from vmscale.rundir import rows_to_csv
+    rows = compare.compare(a.a, a.b)
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out / "compare.csv", rows_to_csv(rows))
+    figs = compare.plot(rows, str(out / "speedup"), a.label_a, a.label_b)
+    worst = max(rows, key=lambda r: abs(r["scaling_error"]))
+    print(f"{len(rows)} common points; worst scaling error {100 * worst['scaling_error']:+.1f}% "
+          f"({worst['workload']}/{worst['kernel_variant']} at {worst['cores']} cores); wrote {out / 'compare.csv'}, {figs[0]}")
+    return 0
+
+
 def cmd_workloads(a):
     from vmscale import workloads
     for name in workloads.NAMES:
@@ -126,6 +191,46 @@ def parser():
     c.add_argument("run_dirs", nargs="+")
     c.add_argument("-o", "--output", required=True)
     c.set_defaults(func=cmd_collect)
+
+    sw = sub.add_parser("sweep", help="run sweeps locally or on Slurm")
+    ssub = sw.add_subparsers(dest="sweep_cmd", required=True)
+    x = ssub.add_parser("run", help="run a sweep spec here, resuming what is complete")
+    x.add_argument("spec")
+    x.add_argument("--out", help="sweep directory (default: results/<spec name>)")
+    x.add_argument("--parallel", type=int, help="jobs at once (default: 1 for qemu, host CPUs otherwise)")
+    x = ssub.add_parser("status", help="what a sweep directory holds")
+    x.add_argument("sweep_dir")
+    x = ssub.add_parser("run-job", help="run one job of a prepared sweep (Slurm array task)")
+    x.add_argument("sweep_dir")
+    x.add_argument("index", type=int)
+    x = ssub.add_parser("slurm", help="write sbatch scripts for a sweep")
+    x.add_argument("spec")
+    x.add_argument("--out")
+    x.add_argument("--partition")
+    x.add_argument("--account")
+    x.add_argument("--throttle", type=int, default=8, help="array tasks running at once")
+    sw.set_defaults(func=cmd_sweep)
+
+    ck = sub.add_parser("checkpoint", help="gem5: make the boot checkpoint for a core count and board")
+    ck.add_argument("--cores", type=int, required=True)
+    ck.add_argument("--gem5", action="append", default=[])
+    ck.set_defaults(func=cmd_checkpoint)
+
+    for name, func, help_ in (("plot", cmd_plot, "figures from a table"),
+                              ("report", cmd_report, "a Markdown report with figures from a table")):
+        x = sub.add_parser(name, help=help_)
+        x.add_argument("table")
+        x.add_argument("--out", required=True)
+        x.add_argument("--model", action="store_true", help="fit and overlay the queueing model")
+        x.set_defaults(func=func)
+
+    x = sub.add_parser("compare", help="compare two tables (e.g. gem5 vs native)")
+    x.add_argument("a")
+    x.add_argument("b")
+    x.add_argument("--out", required=True)
+    x.add_argument("--label-a", default="A")
+    x.add_argument("--label-b", default="B")
+    x.set_defaults(func=cmd_compare)
 
     w = sub.add_parser("workloads", help="list workloads and their parameters")
     w.set_defaults(func=cmd_workloads)

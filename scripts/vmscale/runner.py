@@ -88,6 +88,8 @@ def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), para
                                        timeout=timeout or 24 * 3600)
         else:
             text, info = be.run_cases(cases, rd.path, timeout or 3600)
+    except KeyboardInterrupt:
+        raise  # interrupted, not failed: the .partial directory is rerun next time
     except BaseException as e:
         where = rd.fail(manifest, str(e))
         if isinstance(e, VmscaleError):

@@ -57,6 +57,13 @@ def command(bzimage: Path, image: Path, script: Path, cores: int, mem: int, cmdl
             "-no-reboot", "-nodefaults"]
 
 
+def _die_with_parent():
+    """Child side of Popen: QEMU must not outlive a killed vmscale (PR_SET_PDEATHSIG)."""
+    import ctypes
+    import signal
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
+
+
 def _progress(line: str, cores: int, t0: float):
     line = line.strip()
     for marker in ("VMSCALE-BOOTED", "VMSCALE-CASE-BEGIN", "VMSCALE-CASE-END", "VMSCALE-ERROR"):
@@ -82,7 +89,8 @@ def boot(*, bzimage: Path, image: Path, script_text: str, cores: int, workdir: P
     log_path = workdir / "console.log"
     t0 = time.time()
     with open(log_path, "w") as log, open(workdir / "qemu.stderr", "w") as err:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=err, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(cmd, stdout=log, stderr=err, stdin=subprocess.DEVNULL,
+                                preexec_fn=_die_with_parent)
         seen = 0
         timed_out = False
         last_news, current = t0, "boot"

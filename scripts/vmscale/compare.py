@@ -1,0 +1,73 @@
+"""`vmscale compare A B`: two result tables side by side (e.g. gem5 vs a real machine).
+
+Matches rows on (workload, kernel_variant, cores), averages repetitions, and reports per
+point the ratio of cycles per operation and each side's speedup over its own smallest core
+count; the error of the simulated scaling is the relative difference of the speedups.
+"""
+
+import csv
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from vmscale.errors import VmscaleError  # noqa: E402
+
+
+def _means(path) -> dict:
+    try:
+        rows = list(csv.DictReader(open(path, newline="")))
+    except FileNotFoundError:
+        raise VmscaleError(f"{path}: no such table")
+    if rows and "cycles_per_op" not in rows[0]:
+        raise VmscaleError(f"{path}: no cycles_per_op column (is it a vmscale table?)")
+    acc = defaultdict(list)
+    for r in rows:
+        if r.get("ok") == "True" and r.get("cycles_per_op"):
+            acc[(r["workload"], r["kernel_variant"], int(r["cores"]))].append(float(r["cycles_per_op"]))
+    return {k: sum(v) / len(v) for k, v in acc.items()}
+
+
+def compare(a_path, b_path) -> list:
+    a, b = _means(a_path), _means(b_path)
+    common = sorted(set(a) & set(b))
+    if not common:
+        raise VmscaleError("the tables share no (workload, variant, cores) point")
+    base = {}
+    for w, v, n in common:
+        base.setdefault((w, v), n)
+        base[(w, v)] = min(base[(w, v)], n)
+    out = []
+    for w, v, n in common:
+        n0 = base[(w, v)]
+        # speedup of throughput: (n / cpo_n) / (n0 / cpo_n0)
+        sa = (n / a[(w, v, n)]) / (n0 / a[(w, v, n0)])
+        sb = (n / b[(w, v, n)]) / (n0 / b[(w, v, n0)])
+        out.append({"workload": w, "kernel_variant": v, "cores": n, "a_cycles_per_op": a[(w, v, n)],
+                    "b_cycles_per_op": b[(w, v, n)], "cycles_ratio_a_over_b": a[(w, v, n)] / b[(w, v, n)],
+                    "a_speedup": sa, "b_speedup": sb, "scaling_error": (sa - sb) / sb})
+    return out
+
+
+def plot(rows, stem, label_a, label_b) -> list:
+    groups = defaultdict(list)
+    for r in rows:
+        groups[(r["workload"], r["kernel_variant"])].append(r)
+    fig, axes = plt.subplots(1, len(groups), figsize=(4.5 * len(groups), 3.8), squeeze=False)
+    for ax, ((w, v), rs) in zip(axes[0], sorted(groups.items())):
+        rs.sort(key=lambda r: r["cores"])
+        n = [r["cores"] for r in rs]
+        ax.plot(n, [r["a_speedup"] for r in rs], "o-", label=label_a)
+        ax.plot(n, [r["b_speedup"] for r in rs], "s--", label=label_b)
+        ax.plot(n, [x / n[0] for x in n], ":", color="gray", label="linear")
+        ax.set(title=f"{w} / {v}", xlabel="cores", ylabel="speedup")
+        ax.legend(fontsize=8)
+        ax.grid(alpha=0.3)
+    paths = []
+    for ext in ("png", "svg"):
+        fig.savefig(f"{stem}.{ext}", dpi=120, bbox_inches="tight")
+        paths.append(f"{stem}.{ext}")
+    plt.close(fig)
+    return paths

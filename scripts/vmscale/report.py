@@ -1,0 +1,106 @@
+"""`vmscale plot` and `vmscale report`: figures and a Markdown report from one tidy table.
+
+The report pairs each workload with the seed papers' figure it reproduces when the data
+is there (RadixVM Fig. 5 local/pipeline/global, Fig. 8 pageshare; Bonsai Fig. 16-18 fault).
+"""
+
+import csv
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from vmscale import plots  # noqa: E402
+from vmscale.errors import VmscaleError  # noqa: E402
+from vmscale.fileutil import atomic_write_text  # noqa: E402
+
+TWINS = {
+    "local": "RadixVM Figure 5 (local)", "pipeline": "RadixVM Figure 5 (pipeline)",
+    "global": "RadixVM Figure 5 (global)", "pageshare": "RadixVM Figure 8 (page sharing)",
+    "fault": "Bonsai Figures 16-18 (page-fault microbenchmark)", "pagecache": "Piggin, lockless pagecache lookups",
+}
+RUBY_METRICS = [("gem5.l1_inv_per_op", "L1 invalidations per op"),
+                ("gem5.l1_fwd_getx_per_op", "forwarded GETX per op"),
+                ("gem5.ruby_miss_latency_mean", "Ruby miss latency (cycles)")]
+
+
+def _rows(table):
+    try:
+        return list(csv.DictReader(open(table, newline="")))
+    except FileNotFoundError:
+        raise VmscaleError(f"{table}: no such table", "make one with `vmscale collect` or `vmscale sweep run`")
+
+
+def ruby_plot(table, stem, workload) -> list:
+    rows = [r for r in _rows(table) if r["workload"] == workload and r.get("ok") == "True"]
+    present = [(k, label) for k, label in RUBY_METRICS if any(r.get(k) for r in rows)]
+    if not present:
+        return []
+    fig, axes = plt.subplots(1, len(present), figsize=(4.5 * len(present), 3.6), squeeze=False)
+    for ax, (key, label) in zip(axes[0], present):
+        by = defaultdict(lambda: defaultdict(list))
+        for r in rows:
+            if r.get(key):
+                by[r["kernel_variant"]][int(r["cores"])].append(float(r[key]))
+        for v, pts in sorted(by.items()):
+            n = sorted(pts)
+            ax.plot(n, [sum(pts[c]) / len(pts[c]) for c in n], "o-", label=v)
+        ax.set(xlabel="cores", title=label)
+        ax.set_xscale("log", base=2)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    out = []
+    for ext in ("png", "svg"):
+        fig.savefig(f"{stem}.{ext}", dpi=120, bbox_inches="tight")
+        out.append(f"{stem}.{ext}")
+    plt.close(fig)
+    return out
+
+
+def plot_all(table, out_dir, model=False) -> dict:
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    rows = _rows(table)
+    figures = {}
+    for w in sorted({r["workload"] for r in rows}):
+        figs = plots.scaling_plot(table, str(out_dir / f"scaling-{w}"), w)
+        figs += ruby_plot(table, str(out_dir / f"ruby-{w}"), w)
+        if model:
+            from vmscale_model import cli as model_cli
+            for v in sorted({r["kernel_variant"] for r in rows if r["workload"] == w}):
+                mdir = out_dir / f"model-{w}-{v}"
+                if model_cli.main(["fit", str(table), "--workload", w, "--variant", v, "--out", str(mdir)]) == 0:
+                    figs.append(str(mdir / "scaling.png"))
+        figures[w] = figs
+    return figures
+
+
+def report(table, out_dir, model=False) -> Path:
+    out_dir = Path(out_dir)
+    figures = plot_all(table, out_dir, model)
+    rows = [r for r in _rows(table)]
+    ok = [r for r in rows if r.get("ok") == "True"]
+    backends = sorted({r["backend"] for r in rows})
+    lines = [f"# vmscale report: {Path(table).name}", "",
+             f"{len(rows)} rows ({len(rows) - len(ok)} failed), backends {', '.join(backends)}, "
+             f"kernels {', '.join(sorted({r.get('kernel_release') or '?' for r in rows}))}; "
+             f"made {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.", ""]
+    if "qemu" in backends:
+        lines += ["QEMU rows are functional runs under TCG: their cycle counts include host scheduling of the "
+                  "vCPUs and are not cycle-level measurements.", ""]
+    for w, figs in figures.items():
+        lines += [f"## {w}: twin of {TWINS.get(w, '-')}", ""]
+        lines += [f"![{Path(f).stem}]({Path(f).relative_to(out_dir) if Path(f).is_absolute() else Path(f).name})"
+                  for f in figs if f.endswith(".png")]
+        lines += ["", "| variant | cores | cycles/op | ops per Mcycle | ok |", "|---|---|---|---|---|"]
+        for r in sorted((r for r in rows if r["workload"] == w), key=lambda r: (r["kernel_variant"], int(r["cores"]))):
+            lines.append(f"| {r['kernel_variant']} | {r['cores']} | {r.get('cycles_per_op') or '-'} | "
+                         f"{r.get('ops_per_mcycle') or '-'} | {r['ok']} |")
+        lines.append("")
+    path = out_dir / "report.md"
+    atomic_write_text(path, "\n".join(lines) + "\n")
+    return path
