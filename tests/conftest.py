@@ -47,3 +47,54 @@ def qemu_ready(kernel_built):
 def runs(tmp_path, monkeypatch):
     monkeypatch.setenv("VMSCALE_RUNS", str(tmp_path / "runs"))
     return tmp_path / "runs"
+
+
+@pytest.fixture(scope="session")
+def slurm(tmp_path_factory):
+    """A real single-node Slurm (munge, slurmctld, slurmd) on this machine, or a skip saying why."""
+    import socket
+    import time
+    for tool in ("munged", "slurmctld", "slurmd", "sbatch", "squeue"):
+        if not shutil.which(tool) and not Path(f"/usr/sbin/{tool}").exists():
+            pytest.skip(f"{tool} not installed: apt-get install slurmd slurmctld slurm-client munge")
+    if os.geteuid() != 0:
+        pytest.skip("starting slurmd here needs root")
+    d = tmp_path_factory.mktemp("slurm")
+    for sub in ("state", "spool"):
+        (d / sub).mkdir()
+    host = socket.gethostname().split(".")[0]
+    mem = int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20 * 0.8)
+    conf = d / "slurm.conf"
+    conf.write_text("\n".join([
+        "ClusterName=vmscaletest", f"SlurmctldHost={host}", "SlurmUser=root", "SlurmdUser=root",
+        "SlurmctldPort=16817", "SlurmdPort=16818", "AuthType=auth/munge",
+        f"StateSaveLocation={d}/state", f"SlurmdSpoolDir={d}/spool",
+        f"SlurmctldPidFile={d}/slurmctld.pid", f"SlurmdPidFile={d}/slurmd.pid",
+        f"SlurmctldLogFile={d}/slurmctld.log", f"SlurmdLogFile={d}/slurmd.log",
+        "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none", "SchedulerType=sched/backfill",
+        "SelectType=select/cons_tres", "SelectTypeParameters=CR_CPU_Memory", "MpiDefault=none",
+        "ReturnToService=2", "JobCompType=jobcomp/none", "AccountingStorageType=accounting_storage/none",
+        f"NodeName={host} CPUs={os.cpu_count()} RealMemory={mem} State=UNKNOWN",
+        f"PartitionName=debug Nodes={host} Default=YES MaxTime=INFINITE State=UP", ""]))
+    env = dict(os.environ, SLURM_CONF=str(conf))
+    Path("/run/munge").mkdir(parents=True, exist_ok=True)
+    if subprocess.run(["pgrep", "-x", "munged"], capture_output=True).returncode:
+        subprocess.run(["munged", "--force"], capture_output=True)
+    started = [subprocess.run([daemon, "-f", str(conf)], capture_output=True, text=True, env=env)
+               for daemon in ("slurmctld", "slurmd")]
+    ok = False
+    for _ in range(40):
+        r = subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True, env=env)
+        if r.returncode == 0 and r.stdout.strip() in ("idle", "mixed", "allocated"):
+            ok = True
+            break
+        time.sleep(0.5)
+    if not ok:
+        why = "; ".join(s.stderr.strip() for s in started if s.stderr.strip()) or r.stderr.strip()
+        pytest.skip(f"local Slurm did not start: {why or 'node never became idle'}")
+    yield env
+    for pid in ("slurmctld.pid", "slurmd.pid"):
+        try:
+            os.kill(int((d / pid).read_text()), 15)
+        except (OSError, ValueError):
+            pass

@@ -83,6 +83,7 @@ def cmd_sweep(a):
         return sweep_runner.run(a.spec, out, a.parallel)
     if a.sweep_cmd == "status":
         st = sweep_runner.status(a.sweep_dir)
+        sweep_runner.write_table(Path(a.sweep_dir))
         j, p = st["jobs"], st["points"]
         print(f"jobs: {j['complete']} complete, {j['failed']} failed, {j['partial']} interrupted, {j['pending']} pending "
               f"(of {st['total_jobs']}); points: {p['complete']} complete, {p['failed']} failed")

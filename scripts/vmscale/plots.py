@@ -24,6 +24,7 @@ def scaling_plot(table, stem, workload) -> list:
         n = int(r["cores"])
         series[f"{r['kernel_variant']} ({r['backend']})"][n].append(float(r["cycles_per_op"]))
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    backends = {r["backend"] for r in rows}
     for label, by in sorted(series.items()):
         cores = sorted(by)
         cpo = [sum(by[n]) / len(by[n]) for n in cores]
@@ -35,8 +36,12 @@ def scaling_plot(table, stem, workload) -> list:
     ax2.set(xlabel="cores", ylabel="cycles per operation per core", title=f"{workload}: cost per operation")
     for ax in (ax1, ax2):
         ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
+    if "qemu" in backends:
+        fig.text(0.5, -0.02, "QEMU (TCG) rows: functional timing that includes host scheduling of vCPUs, "
+                 "not cycle-level", ha="center", fontsize=8, color="gray")
     paths = []
     for ext in ("png", "svg"):
         fig.savefig(f"{stem}.{ext}", dpi=120, bbox_inches="tight")

@@ -8,6 +8,8 @@ Layout of a sweep directory:
     failures.jsonl        one line per failed job: reason and log tail
     table.csv             every complete row (vmscale collect)
 A killed sweep leaves .partial directories, which never count as complete and are rerun.
+A job whose run completed with failed cases (say, a content-verification failure) stays
+complete, its failed points counted as failed; remove its directory to run it again.
 """
 
 import json
@@ -23,6 +25,7 @@ from pathlib import Path
 from vmscale import collect, sweep
 from vmscale.errors import VmscaleError
 from vmscale.fileutil import atomic_write_text
+from vmscale.rundir import load_rows
 
 
 def prepare(spec_path, out) -> tuple:
@@ -176,16 +179,27 @@ def status(sweep_dir) -> dict:
     for j in jobs:
         s = job_state(sweep_dir, j["id"])
         counts[s] += 1
-        points[s] += len(j["points"])
+        if s == "complete":  # a complete run can still hold failed cases
+            rows = load_rows(sweep_dir / "jobs" / j["id"])
+            bad = sum(not r["ok"] for r in rows)
+            points["failed"] += bad
+            points["complete"] += len(rows) - bad
+        else:
+            points[s] += len(j["points"])
     return {"jobs": counts, "points": points, "total_jobs": len(jobs)}
+
+
+def write_table(sweep_dir: Path):
+    """table.csv from every complete job (what a Slurm sweep has finished so far)."""
+    complete = [sweep_dir / "jobs" / j["id"] for j in load_jobs(sweep_dir)
+                if job_state(sweep_dir, j["id"]) == "complete"]
+    return collect.collect(complete, sweep_dir / "table.csv") if complete else None
 
 
 def summarize(sweep_dir: Path) -> int:
     st = status(sweep_dir)
-    complete = [sweep_dir / "jobs" / j["id"] for j in load_jobs(sweep_dir)
-                if job_state(sweep_dir, j["id"]) == "complete"]
-    if complete:
-        table = collect.collect(complete, sweep_dir / "table.csv")
+    table = write_table(sweep_dir)
+    if table:
         print(f"table: {table}")
     p = st["points"]
     print(f"sweep: {p['complete']} points complete, {p['failed']} failed, {p['partial'] + p['pending']} not run"

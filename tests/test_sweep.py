@@ -1,0 +1,198 @@
+"""Sweeps: spec expansion and validation, real runs, kill and resume, failures, plots, Slurm scripts."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, vmscale
+from vmscale import sweep
+from vmscale.errors import VmscaleError
+
+SPEC = """
+name = "t"
+backend = "native"
+[axes]
+cores = [1, 2]
+kernel_variant = ["stock"]
+workload = ["local", "pageshare"]
+"param.iters" = [10, 20]
+"""
+
+
+def test_expansion_ids_and_jobs():
+    spec = sweep.parse(__import__("tomllib").loads(SPEC), SPEC)
+    points = sweep.expand(spec)
+    assert len(points) == 2 * 2 * 2
+    assert len({p.id for p in points}) == 8
+    assert [p.id for p in sweep.expand(spec)] == [p.id for p in points]  # stable
+    jobs = sweep.jobs(spec)
+    assert len(jobs) == 4  # cores x iters; workloads share a machine
+    assert all(sorted(j.workloads) == ["local", "pageshare"] for j in jobs)
+
+
+@pytest.mark.parametrize("text, message", [
+    ('backend = "vax"\n[axes]\ncores=[1]\nkernel_variant=["stock"]\nworkload=["local"]', "unknown backend"),
+    ('[axes]\ncores=[1]\nkernel_variant=["stock"]\nworkload=["nope"]', "unknown workload 'nope'"),
+    ('[axes]\ncores=[1]\nkernel_variant=["fast"]\nworkload=["local"]', "unknown kernel variant 'fast'"),
+    ('[axes]\ncores=[300]\nkernel_variant=["stock"]\nworkload=["local"]', "above what qemu supports"),
+    ('[axes]\ncores=[0]\nkernel_variant=["stock"]\nworkload=["local"]', "positive integer"),
+    ('[axes]\ncores=[1]\nkernel_variant=["stock"]', "no workload given"),
+    ('[axes]\ncores=[1]\nkernel_variant=["stock"]\nworkload=["local"]\ncolour=["red"]', "unknown axis 'colour'"),
+    ('[axes]\ncores=[1]\nkernel_variant=["stock"]\nworkload=["local"]\n"gem5.topology"=["mesh"]', "need backend"),
+    ('[axes]\ncores=[]\nkernel_variant=["stock"]\nworkload=["local"]', "non-empty list"),
+    ('speed = 3\n[axes]\ncores=[1]', "unknown key"),
+])
+def test_bad_specs_are_refused(text, message):
+    with pytest.raises(VmscaleError, match=message):
+        sweep.parse(__import__("tomllib").loads(text), text)
+
+
+def test_gem5_sweep_without_gem5_is_refused(tmp_path):
+    spec = tmp_path / "g.toml"
+    spec.write_text('backend = "gem5"\n[axes]\ncores=[8]\nkernel_variant=["stock"]\nworkload=["local"]\n')
+    r = vmscale("sweep", "run", spec, "--out", tmp_path / "out", env={"GEM5": ""})
+    assert r.returncode == 2 and "GEM5 is not set" in r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def _spec(tmp_path, text, name="spec.toml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_killed_sweep_resumes_without_losing_or_rerunning_complete_points(workloads_built, tmp_path):
+    cores = min(2, len(os.sched_getaffinity(0)))
+    spec = _spec(tmp_path, f"""
+name = "resume"
+backend = "native"
+[axes]
+cores = [1, {cores}]
+kernel_variant = ["stock"]
+workload = ["local"]
+"param.iters" = [5, 100000]
+""")
+    out = tmp_path / "sw"
+    proc = subprocess.Popen([sys.executable, "-m", "vmscale", "sweep", "run", str(spec), "--out", str(out)],
+                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and not any((out / "jobs").glob("*/manifest.json")):
+        time.sleep(0.2)
+    time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGKILL)  # the runner, its vmscale run and the workload
+    proc.wait()
+    complete = {d.name: (d / "manifest.json").stat().st_mtime_ns for d in (out / "jobs").glob("*")
+                if (d / "manifest.json").is_file()}
+    assert complete, "no job finished before the kill"
+    left = [d for d in (out / "jobs").glob("*.partial")]
+    st = json.loads(json.dumps(__import__("vmscale.sweep_runner", fromlist=["x"]).status(out)))
+    assert st["jobs"]["complete"] == len(complete) < 4
+    assert all(not (d / "manifest.json").exists() for d in left)  # nothing half-written looks complete
+    # Resume with small work so the test is quick: a changed spec is refused ...
+    r = vmscale("sweep", "run", _spec(tmp_path, spec.read_text().replace("100000", "40"), "other.toml"),
+                "--out", out)
+    assert r.returncode == 2 and "different sweep spec" in r.stderr
+    # ... the same spec resumes: the complete jobs are kept as they were.
+    r = vmscale("sweep", "run", spec, "--out", out, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    for name, mtime in complete.items():
+        assert (out / "jobs" / name / "manifest.json").stat().st_mtime_ns == mtime
+    assert f"{len(complete)} complete, {4 - len(complete)} to run" in r.stdout
+    rows = (out / "table.csv").read_text().splitlines()
+    assert len(rows) == 1 + 4
+
+
+def test_failures_are_recorded_with_reason_and_log_tail(workloads_built, tmp_path):
+    spec = _spec(tmp_path, """
+backend = "native"
+[axes]
+cores = [1]
+kernel_variant = ["stock"]
+workload = ["local"]
+"param.inject" = [0, 1]
+[fixed]
+"param.iters" = 3
+""")
+    r = vmscale("sweep", "run", spec, "--out", tmp_path / "sw")
+    assert r.returncode == 1
+    failures = [json.loads(l) for l in (tmp_path / "sw" / "failures.jsonl").read_text().splitlines()]
+    assert len(failures) == 1 and "content verification failed" in failures[0]["reason"]
+    assert any("CORRUPT" in l or "verification" in l for l in failures[0]["log_tail"])
+    st = vmscale("sweep", "status", tmp_path / "sw")
+    assert "points: 1 complete, 1 failed" in st.stdout and "content verification failed" in st.stdout
+
+
+@pytest.mark.qemu
+def test_qemu_sweep_collect_plot_report_and_compare(qemu_ready, tmp_path):
+    spec = _spec(tmp_path, """
+name = "tiny"
+backend = "qemu"
+[axes]
+cores = [1, 2]
+kernel_variant = ["stock", "rwlock"]
+workload = ["local", "fault"]
+[fixed]
+"param.iters" = 10
+"param.fault.iters" = 1
+"param.fault.pages" = 8
+""")
+    out = tmp_path / "sw"
+    r = vmscale("sweep", "run", spec, "--out", out)
+    assert r.returncode == 0, r.stdout + r.stderr
+    table = out / "table.csv"
+    assert len(table.read_text().splitlines()) == 1 + 8
+    r = vmscale("report", table, "--out", tmp_path / "rep")
+    assert r.returncode == 0, r.stderr
+    report = (tmp_path / "rep" / "report.md").read_text()
+    assert "RadixVM Figure 5 (local)" in report and "scaling-local.png" in report
+    assert (tmp_path / "rep" / "scaling-fault.png").stat().st_size > 10_000
+    # The same points natively, compared with the QEMU ones.
+    native = _spec(tmp_path, spec.read_text().replace('"qemu"', '"native"').replace(', "rwlock"', ''), "native.toml")
+    r = vmscale("sweep", "run", native, "--out", tmp_path / "nat")
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = vmscale("compare", table, tmp_path / "nat" / "table.csv", "--out", tmp_path / "cmp",
+                "--label-a", "qemu", "--label-b", "native")
+    assert r.returncode == 0, r.stderr
+    assert "4 common points" in r.stdout
+    assert (tmp_path / "cmp" / "speedup.png").exists()
+
+
+def test_slurm_scripts_describe_the_sweep(workloads_built, tmp_path):
+    spec = _spec(tmp_path, SPEC)
+    r = vmscale("sweep", "slurm", spec, "--out", tmp_path / "sw", "--throttle", "3", "--partition", "short")
+    assert r.returncode == 0, r.stderr
+    sb = (tmp_path / "sw" / "slurm" / "points.sbatch").read_text()
+    assert "#SBATCH --array=0-3%3" in sb and "#SBATCH --partition=short" in sb
+    assert "sweep run-job" in sb and "$SLURM_ARRAY_TASK_ID" in sb
+    r = subprocess.run(["bash", "-n", str(tmp_path / "sw" / "slurm" / "submit.sh")])
+    assert r.returncode == 0
+    # run-job is what an array task runs: job 0, for real.
+    r = vmscale("sweep", "run-job", tmp_path / "sw", 0)
+    assert r.returncode == 0 and "ok" in r.stdout
+    r = vmscale("sweep", "run-job", tmp_path / "sw", 9)
+    assert r.returncode == 2 and "outside 0..3" in r.stderr
+
+
+def test_real_slurm_runs_the_sweep_array(workloads_built, slurm, tmp_path):
+    spec = _spec(tmp_path, SPEC)
+    out = tmp_path / "sw"
+    assert vmscale("sweep", "slurm", spec, "--out", out, env=slurm).returncode == 0
+    r = subprocess.run(["bash", str(out / "slurm" / "submit.sh")], capture_output=True, text=True, env=slurm)
+    assert r.returncode == 0, r.stderr
+    job_id = r.stdout.strip().splitlines()[-1]
+    deadline = time.time() + 300
+    while time.time() < deadline:
+        q = subprocess.run(["squeue", "-h", "-j", job_id], capture_output=True, text=True, env=slurm)
+        if not q.stdout.strip():
+            break
+        time.sleep(1)
+    st = vmscale("sweep", "status", out)
+    assert "jobs: 4 complete" in st.stdout and "points: 8 complete, 0 failed" in st.stdout, st.stdout
+    assert len((out / "table.csv").read_text().splitlines()) == 1 + 8
+    assert len(list((out / "slurm" / "logs").glob("*.out"))) == 4
