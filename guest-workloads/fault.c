@@ -68,7 +68,7 @@ static void run(struct worker *w)
 			/* Spread thread 0's mmaps evenly through its faults. */
 			while (pct && (step++ % 100) < pct)
 				mmap_munmap(w);
-			check_zero_word(w, p);
+			touch_fresh_page(w, p);
 			fill_page(p, (uintptr_t)p, i);
 			w->ops++;
 		}

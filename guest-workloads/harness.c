@@ -161,6 +161,12 @@ static void inject_corruption(uint64_t *word)
 	fprintf(stderr, "%s: injected a corrupt word at %p\n", workload.name, (void *)word);
 }
 
+int inject_take(void)
+{
+	return atomic_load_explicit(&inject_pending, memory_order_relaxed) &&
+	       atomic_exchange(&inject_pending, 0);
+}
+
 void fill_page(void *page, uint64_t key, uint64_t gen)
 {
 	uint64_t *w = page;
@@ -195,17 +201,22 @@ uint64_t check_page(struct worker *wk, const void *page, uint64_t key, uint64_t 
 	return bad;
 }
 
-uint64_t check_zero_word(struct worker *wk, const void *word)
+uint64_t touch_fresh_page(struct worker *wk, void *page)
 {
-	uint64_t v = *(const volatile uint64_t *)word;
+	volatile uint64_t *w = page;
 
-	if (!v)
-		return 0;
-	if (wk->errors < 4)
-		fprintf(stderr, "%s: thread %d: fresh page %p is not zero: 0x%llx\n",
-			workload.name, wk->tid, word, (unsigned long long)v);
-	wk->errors++;
-	return 1;
+	w[0] = 1;
+	for (size_t i = 1; i < WORDS_PER_PAGE; i++) {
+		if (w[i]) {
+			if (wk->errors < 4)
+				fprintf(stderr, "%s: thread %d: fresh page %p is not zero at word %zu: "
+					"0x%llx\n", workload.name, wk->tid, page, i,
+					(unsigned long long)w[i]);
+			wk->errors++;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 uint64_t xorshift(uint64_t *s)
@@ -255,7 +266,10 @@ void barrier_wait(void)
 static const char *const vmstat_keys[] = {
 	"pgfault", "vma_lock_success", "vma_lock_abort", "vma_lock_retry",
 	"vma_lock_miss", "nr_tlb_remote_flush", "nr_tlb_remote_flush_received",
-	"nr_tlb_local_flush_all", "nr_tlb_local_flush_one", NULL
+	"nr_tlb_local_flush_all", "nr_tlb_local_flush_one", "vmscale_rcu_fault",
+	"vmscale_rcu_fallback_writer", "vmscale_rcu_fallback_novma",
+	"vmscale_rcu_fallback_unsupported", "vmscale_rcu_fallback_pgtable",
+	"vmscale_rcu_fallback_race", "vmscale_rcu_fallback_nomem", NULL
 };
 #define NKEYS (sizeof(vmstat_keys) / sizeof(vmstat_keys[0]) - 1)
 

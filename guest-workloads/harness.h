@@ -60,7 +60,15 @@ const char *param_str(const char *name);
 /* Verification: word i of a page holds key + 8*i + (gen << 48). */
 void fill_page(void *page, uint64_t key, uint64_t gen);
 uint64_t check_page(struct worker *w, const void *page, uint64_t key, uint64_t gen);
-uint64_t check_zero_word(struct worker *w, const void *word);
+/*
+ * First touch of a fresh anonymous page: a write (so the fault is a write
+ * fault, as in the papers' benchmarks, not a zero-page read plus a COW),
+ * then a check that the rest of the page is zero.
+ */
+uint64_t touch_fresh_page(struct worker *w, void *page);
+
+/* True exactly once when inject=1: the caller corrupts something on purpose. */
+int inject_take(void);
 
 /* All workers meet here (a spinning, sense-reversing barrier). */
 void barrier_wait(void);

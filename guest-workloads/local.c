@@ -31,7 +31,7 @@ static void run(struct worker *w)
 		if (p == MAP_FAILED || (fixed && p != want))
 			die("thread %d: mmap: %s", w->tid, strerror(errno));
 		for (long long pg = 0; pg < pages; pg++) {
-			check_zero_word(w, p + pg * PAGE_SIZE);
+			touch_fresh_page(w, p + pg * PAGE_SIZE);
 			fill_page(p + pg * PAGE_SIZE, (uintptr_t)p + pg * PAGE_SIZE, i);
 		}
 		for (long long pg = 0; pg < pages; pg++)

@@ -38,6 +38,14 @@ def test_kernel_problems_fail_the_case_they_happen_in():
     assert "kernel oops" in console.case_failure(con.cases[1])
 
 
+def test_debug_kernel_banners_are_not_problems():
+    banners = ["Lock dependency validator: Copyright (c) 2006 Red Hat, Inc., Ingo Molnar",
+               "... MAX_LOCKDEP_SUBCLASSES:  8", "rcu: \tRCU lockdep checking is enabled.",
+               "[Firmware Bug]: CPU 1: APIC ID mismatch. CPUID: 0x0000 APIC: 0x0001"]
+    assert console.parse("\n".join(banners)).problems == []
+    assert console.kernel_problems("WARNING: suspicious RCU usage") == ["lockdep report"]
+
+
 def test_unfinished_and_unsupported_cases():
     con = console.parse("VMSCALE-CASE-BEGIN 1 rwlock local\nVMSCALE-CASE-END 1 rc=98\n"
                         "VMSCALE-CASE-BEGIN 2 stock local\n")

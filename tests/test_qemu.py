@@ -13,7 +13,10 @@ from conftest import REPO, vmscale
 from vmscale import workloads
 
 pytestmark = pytest.mark.qemu
-SMALL = ["iters=10", "global.iters=2", "fault.iters=2", "fault.pages=16", "pagecache.iters=20"]
+SMALL = ["iters=10", "global.iters=2", "fault.iters=2", "fault.pages=16", "pagecache.iters=20", "stress.iters=400"]
+VARIANTS = ["stock", "rwlock", "rcu"]
+# The kernel selftests have their own boot in test_qemu_stress.py.
+WORKLOADS = [w for w in workloads.NAMES if w != "selftests"]
 
 
 def _rows(run_dir):
@@ -22,12 +25,12 @@ def _rows(run_dir):
 
 @pytest.fixture(scope="module")
 def boots(qemu_ready, tmp_path_factory):
-    """One boot each at 4 and 16 vCPUs, all workloads x {stock, rwlock}."""
+    """One boot each at 4 and 16 vCPUs, all workloads x all fault-path variants."""
     out = {}
     for cores in (4, 16):
         run_dir = tmp_path_factory.mktemp("qemu") / f"{cores}c"
-        args = ["run", "--backend", "qemu", "--cores", cores, "--workload", ",".join(workloads.NAMES),
-                "--kernel-variant", "stock,rwlock", "--out", run_dir]
+        args = ["run", "--backend", "qemu", "--cores", cores, "--workload", ",".join(WORKLOADS),
+                "--kernel-variant", ",".join(VARIANTS), "--out", run_dir]
         for p in SMALL:
             args += ["--param", p]
         r = vmscale(*args)
@@ -40,7 +43,7 @@ def test_every_workload_in_every_variant(boots, cores):
     r, run_dir = boots[cores]
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr
     rows = _rows(run_dir)
-    assert len(rows) == 2 * len(workloads.NAMES)
+    assert len(rows) == len(VARIANTS) * len(WORKLOADS)
     for row in rows:
         assert row["ok"] and row["errors"] == 0, row
         assert row["booted_cpus"] == cores and row["threads"] == cores
@@ -60,6 +63,19 @@ def test_rwlock_faults_never_take_the_vma_lock(boots):
             assert row["vmstat"]["pgfault"] > 0
     stock_fault = next(r for r in rows if r["kernel_variant"] == "stock" and r["workload"] == "fault")
     assert stock_fault["vmstat"]["vma_lock_success"] >= stock_fault["ops"] // 2
+
+
+def test_rcu_faults_complete_without_the_vma_lock(boots):
+    """Bonsai mode: most faults of `fault` take the RCU path; races and other cases fall back."""
+    for cores in (4, 16):
+        rows = {(r["kernel_variant"], r["workload"]): r for r in _rows(boots[cores][1])}
+        fault = rows[("rcu", "fault")]["vmstat"]
+        assert fault["vmscale_rcu_fault"] >= rows[("rcu", "fault")]["ops"] // 2, fault
+        assert fault["vma_lock_success"] < fault["vmscale_rcu_fault"]
+        stress = rows[("rcu", "stress")]["vmstat"]
+        assert stress["vmscale_rcu_fault"] > 0 and stress["vmscale_rcu_fallback_novma"] > 0  # SIGSEGVs
+        for variant in ("stock", "rwlock"):
+            assert rows[(variant, "fault")]["vmstat"]["vmscale_rcu_fault"] == 0
 
 
 def test_vmlinux_is_what_gem5_loads(boots, qemu_ready):

@@ -161,6 +161,8 @@ workload = ["local", "fault"]
     assert r.returncode == 0, r.stderr
     assert "4 common points" in r.stdout
     assert (tmp_path / "cmp" / "speedup.png").exists()
+    pq = pytest.importorskip("pyarrow.parquet")  # optional: Parquet beside the CSV
+    assert pq.read_table(out / "table.parquet").num_rows == 8
 
 
 def test_slurm_scripts_describe_the_sweep(workloads_built, tmp_path):

@@ -22,4 +22,27 @@ def collect(run_dirs, output) -> Path:
             for c in children:
                 rows += load_rows(c)
     atomic_write_text(output, rows_to_csv(rows))
+    write_parquet(rows, Path(output).with_suffix(".parquet"))
     return Path(output)
+
+
+def write_parquet(rows: list, path: Path) -> bool:
+    """Also write Parquet when pyarrow is installed (it is optional)."""
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        return False
+    from vmscale.rundir import flatten_row
+    flat = [flatten_row(r) for r in rows]
+    keys = sorted(set().union(*(f.keys() for f in flat))) if flat else []
+    columns = {k: [None if f.get(k) is None else str(f.get(k)) if isinstance(f.get(k), (dict, list)) else f.get(k)
+                   for f in flat] for k in keys}
+    for k, values in columns.items():  # one type per column: mixed columns become text
+        types = {type(v) for v in values if v is not None}
+        if len(types) > 1:
+            columns[k] = [None if v is None else str(v) for v in values]
+    tmp = path.with_name(f".{path.name}.tmp")
+    pq.write_table(pa.table(columns), tmp)
+    tmp.replace(path)
+    return True

@@ -13,7 +13,10 @@ KERNEL_PROBLEMS = [
     (re.compile(r"\bOops\b|general protection fault"), "kernel oops"),
     (re.compile(r"BUG: |kernel BUG at"), "kernel BUG"),
     (re.compile(r"WARNING: (CPU: |at )"), "kernel WARNING"),
-    (re.compile(r"possible (recursive|circular) locking|inconsistent lock state|lockdep"), "lockdep report"),
+    # lockdep and RCU-lockdep report headers (not the boot banners that mention lockdep)
+    (re.compile(r"possible (recursive|circular) locking|inconsistent lock state|possible irq lock inversion"
+                r"|suspicious RCU usage|bad unlock balance|DEBUG_LOCKS_WARN_ON|lock held when returning"),
+     "lockdep report"),
     (re.compile(r"KASAN: "), "KASAN report"),
     (re.compile(r"Unable to mount root fs|No working init found"), "root file system or /init not usable"),
     (re.compile(r"rcu: INFO: rcu_\w+ (self-)?detected stall"), "RCU stall"),

@@ -27,7 +27,7 @@ def find_busybox() -> Path:
     raise VmscaleError("no static busybox found", "apt-get install busybox-static")
 
 
-def build_image(out: Path, init: Path, programs: list, busybox: Path = None) -> dict:
+def build_image(out: Path, init: Path, programs: list, busybox: Path = None, extra: dict = None) -> dict:
     """Stage a tree and make `out` from it; return (and write beside it) a manifest."""
     busybox = busybox or find_busybox()
     if not shutil.which("mke2fs") and not Path("/sbin/mke2fs").exists():
@@ -45,6 +45,10 @@ def build_image(out: Path, init: Path, programs: list, busybox: Path = None) -> 
             (stage / "bin" / applet).symlink_to("busybox")
     for prog in programs:
         shutil.copy2(prog, stage / "bin" / Path(prog).name)
+    for directory, files in (extra or {}).items():  # e.g. {"selftests": [...]}
+        (stage / directory).mkdir(parents=True, exist_ok=True)
+        for f in files:
+            shutil.copy2(f, stage / directory / Path(f).name)
     shutil.copy2(init, stage / "init")
     (stage / "init").chmod(0o755)
     tmp = out.with_name(out.name + ".tmp")
@@ -58,7 +62,8 @@ def build_image(out: Path, init: Path, programs: list, busybox: Path = None) -> 
     manifest = {
         "image": str(out),
         "sha256": sha256_file(out),
-        "files": {f"/bin/{Path(p).name}": sha256_file(p) for p in programs} | {
+        "files": {f"/bin/{Path(p).name}": sha256_file(p) for p in programs}
+        | {f"/{d}/{Path(f).name}": sha256_file(f) for d, fs in (extra or {}).items() for f in fs} | {
             "/init": sha256_file(init), "/bin/busybox": sha256_file(busybox)},
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }

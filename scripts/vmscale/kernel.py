@@ -232,6 +232,30 @@ def build_kernel(flavor="normal", source=None, jobs=None) -> dict:
     return manifest
 
 
+# The kernel's own mm selftests that run in seconds in a minimal guest and need no modules,
+# debugfs, hugepages or NUMA (see README: "Kernel selftests").
+SELFTESTS = ["map_fixed_noreplace", "mremap_dontunmap", "madv_populate", "mlock2-tests",
+             "mdwe_test", "mseal_test", "mkdirty", "uffd-unit-tests", "uffd-stress"]
+
+
+def build_selftests(out: Path, source=None, jobs=None) -> list:
+    """Build the SELFTESTS subset static from the patched tree, into `out`."""
+    tree = extract_source(resolve_source(source))
+    apply_series(tree, series_files(paths.PATCH_DIR))
+    headers = paths.build_dir() / "selftests-headers"
+    _run(["make", "-s", "-C", str(tree), f"O={headers}", "headers"])
+    out.mkdir(parents=True, exist_ok=True)
+    targets = [str(out / t) for t in SELFTESTS]
+    _run(["make", "-k", "-C", str(tree / "tools/testing/selftests/mm"), f"OUTPUT={out}",
+          f"KHDR_INCLUDES=-isystem {headers}/usr/include", "EXTRA_CFLAGS=-static",
+          f"-j{jobs or os.cpu_count() or 1}"] + targets)
+    missing = [t for t in SELFTESTS if not (out / t).is_file()]
+    if missing:
+        raise VmscaleError(f"selftests did not build: {', '.join(missing)}", f"see make output in {out}")
+    (out / "SUBSET").write_text(",".join(SELFTESTS) + "\n")
+    return [out / t for t in SELFTESTS] + [out / "SUBSET"]
+
+
 def load_manifest(flavor: str) -> dict:
     path = paths.kernel_dir(flavor) / "manifest.json"
     if not path.is_file():

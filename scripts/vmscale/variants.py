@@ -11,6 +11,7 @@ VARIANTS = {
     # name: {sysctl path under /proc/sys: value}
     "stock": {"vm/vmscale_fault": "stock"},
     "rwlock": {"vm/vmscale_fault": "rwlock"},
+    "rcu": {"vm/vmscale_fault": "rcu"},
 }
 # Variants whose switches a kernel without the vmscale patches still satisfies.
 STOCK_COMPATIBLE = {"stock"}

@@ -12,7 +12,7 @@ from functools import lru_cache
 from vmscale import paths
 from vmscale.errors import VmscaleError
 
-NAMES = ["local", "pipeline", "global", "pageshare", "fault", "pagecache"]
+NAMES = ["local", "pipeline", "global", "pageshare", "fault", "pagecache", "stress", "selftests"]
 # Parameters the runner sets itself.
 RUNNER_PARAMS = {"threads"}
 

@@ -58,7 +58,8 @@ def run_cases(cases: list, workdir: Path, timeout: int) -> tuple:
                 if f.exists():
                     log.append(f"VMSCALE-SYSCTL {path}={f.read_text().strip()}")
             print(f"  [{time.time() - t0:6.1f}s native] {case.variant} {case.workload}", flush=True)
-            r = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+            env = dict(os.environ, VMSCALE_SELFTESTS=str(paths.build_dir() / "selftests"))
+            r = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env)
             log += r.stdout.splitlines() + r.stderr.splitlines()
             rc = r.returncode
         except subprocess.TimeoutExpired:

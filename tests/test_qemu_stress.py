@@ -1,0 +1,59 @@
+"""Correctness first: the fault-path variants under stress, on the debug kernel (DEBUG_VM,
+lockdep, atomic-sleep and RCU checks) at 8 vCPUs and on the normal kernel at 32 vCPUs.
+The runner fails a case on any oops, BUG, WARNING, lockdep or KASAN report in the console."""
+
+import json
+
+import pytest
+
+from conftest import REPO, vmscale
+
+pytestmark = pytest.mark.qemu
+VARIANTS = "stock,rwlock,rcu"
+
+
+@pytest.fixture(scope="module")
+def debug_kernel(qemu_ready):
+    vmscale("build", "kernel", "--flavor", "debug", check=True, timeout=3600)
+    return REPO / "build" / "kernel" / "debug"
+
+
+def _check(run_dir, cores, n_cases):
+    rows = [json.loads(l) for l in (run_dir / "results.jsonl").read_text().splitlines()]
+    assert len(rows) == n_cases
+    for row in rows:
+        assert row["ok"], row["failure"]
+        assert row["booted_cpus"] == cores and row["errors"] == 0
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["kernel_problems"] == []
+    return rows
+
+
+def test_stress_on_the_debug_kernel_at_8_vcpus(debug_kernel, tmp_path):
+    config = (debug_kernel / ".config").read_text().splitlines()
+    for opt in ("CONFIG_DEBUG_VM=y", "CONFIG_PROVE_LOCKING=y", "CONFIG_DEBUG_ATOMIC_SLEEP=y"):
+        assert opt in config
+    r = vmscale("run", "--backend", "qemu", "--flavor", "debug", "--cores", 8, "--workload", "stress,fault,local",
+                "--kernel-variant", VARIANTS, "--param", "stress.iters=1500", "--param", "fault.iters=2",
+                "--param", "fault.pages=16", "--param", "local.iters=20", "--out", tmp_path / "dbg")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+    rows = _check(tmp_path / "dbg", 8, 9)
+    rcu = next(r for r in rows if r["kernel_variant"] == "rcu" and r["workload"] == "stress")
+    assert rcu["vmstat"]["vmscale_rcu_fault"] > 0
+    assert "Lock dependency validator" in (tmp_path / "dbg" / "console.log").read_text()  # lockdep was on
+
+
+def test_stress_at_32_vcpus(qemu_ready, tmp_path):
+    r = vmscale("run", "--backend", "qemu", "--cores", 32, "--workload", "stress",
+                "--kernel-variant", VARIANTS, "--param", "stress.iters=300", "--out", tmp_path / "s32")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+    _check(tmp_path / "s32", 32, 3)
+
+
+def test_kernel_selftests_pass_in_every_mode(qemu_ready, tmp_path):
+    r = vmscale("run", "--backend", "qemu", "--cores", 8, "--workload", "selftests",
+                "--kernel-variant", VARIANTS, "--out", tmp_path / "st")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+    rows = _check(tmp_path / "st", 8, 3)
+    for row in rows:
+        assert row["ops"] >= 8 and all(rc in (0, 4) for rc in row["exit_codes"].values()), row["exit_codes"]
