@@ -1,5 +1,5 @@
-"""Correctness first: the fault-path variants under stress, on the debug kernel (DEBUG_VM,
-lockdep, atomic-sleep and RCU checks) at 8 vCPUs and on the normal kernel at 32 vCPUs.
+"""Correctness first: the fault-path variants under stress on the normal and the debug kernel
+(DEBUG_VM, lockdep, atomic-sleep and RCU checks) at 8 and 32 vCPUs, and the kernel selftests.
 The runner fails a case on any oops, BUG, WARNING, lockdep or KASAN report in the console."""
 
 import json
@@ -43,9 +43,10 @@ def test_stress_on_the_debug_kernel_at_8_vcpus(debug_kernel, tmp_path):
     assert "Lock dependency validator" in (tmp_path / "dbg" / "console.log").read_text()  # lockdep was on
 
 
-def test_stress_at_32_vcpus(qemu_ready, tmp_path):
-    r = vmscale("run", "--backend", "qemu", "--cores", 32, "--workload", "stress",
-                "--kernel-variant", VARIANTS, "--param", "stress.iters=300", "--out", tmp_path / "s32")
+@pytest.mark.parametrize("flavor", ["normal", "debug"])
+def test_stress_at_32_vcpus(qemu_ready, debug_kernel, tmp_path, flavor):
+    r = vmscale("run", "--backend", "qemu", "--flavor", flavor, "--cores", 32, "--workload", "stress",
+                "--kernel-variant", VARIANTS, "--param", "stress.iters=250", "--out", tmp_path / "s32")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr
     _check(tmp_path / "s32", 32, 3)
 

@@ -14,6 +14,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from vmscale.errors import VmscaleError  # noqa: E402
+from vmscale.plots import save_figure  # noqa: E402
 
 
 def _means(path) -> dict:
@@ -65,9 +66,4 @@ def plot(rows, stem, label_a, label_b) -> list:
         ax.set(title=f"{w} / {v}", xlabel="cores", ylabel="speedup")
         ax.legend(fontsize=8)
         ax.grid(alpha=0.3)
-    paths = []
-    for ext in ("png", "svg"):
-        fig.savefig(f"{stem}.{ext}", dpi=120, bbox_inches="tight")
-        paths.append(f"{stem}.{ext}")
-    plt.close(fig)
-    return paths
+    return save_figure(fig, stem)

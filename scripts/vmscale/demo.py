@@ -14,7 +14,7 @@ from vmscale import collect, paths, plots, runner
 from vmscale.errors import VmscaleError
 
 WORKLOADS = ["local", "fault"]
-VARIANTS = ["stock", "rwlock"]
+VARIANTS = ["stock", "rwlock", "rcu"]
 # Sized so that 8 vCPUs on a 2-core host finish in about a minute per boot.
 PARAMS = ["iters=100", "fault.iters=2", "fault.pages=32"]
 

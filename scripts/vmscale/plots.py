@@ -9,6 +9,16 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+def save_figure(fig, stem) -> list:
+    """PNG (to look at) and SVG (for papers) side by side; closes the figure."""
+    paths = []
+    for ext in ("png", "svg"):
+        fig.savefig(f"{stem}.{ext}", dpi=120, bbox_inches="tight")
+        paths.append(f"{stem}.{ext}")
+    plt.close(fig)
+    return paths
+
+
 def read_table(path) -> list:
     with open(path, newline="") as f:
         return [r for r in csv.DictReader(f) if r.get("ok") == "True" and r.get("cycles_per_op")]
@@ -42,9 +52,4 @@ def scaling_plot(table, stem, workload) -> list:
     if "qemu" in backends:
         fig.text(0.5, -0.02, "QEMU (TCG) rows: functional timing that includes host scheduling of vCPUs, "
                  "not cycle-level", ha="center", fontsize=8, color="gray")
-    paths = []
-    for ext in ("png", "svg"):
-        fig.savefig(f"{stem}.{ext}", dpi=120, bbox_inches="tight")
-        paths.append(f"{stem}.{ext}")
-    plt.close(fig)
-    return paths
+    return save_figure(fig, stem)

@@ -16,6 +16,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from vmscale import plots  # noqa: E402
 from vmscale.errors import VmscaleError  # noqa: E402
+from vmscale.plots import save_figure  # noqa: E402
 from vmscale.fileutil import atomic_write_text  # noqa: E402
 
 TWINS = {
@@ -53,12 +54,7 @@ def ruby_plot(table, stem, workload) -> list:
         ax.set_xscale("log", base=2)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    out = []
-    for ext in ("png", "svg"):
-        fig.savefig(f"{stem}.{ext}", dpi=120, bbox_inches="tight")
-        out.append(f"{stem}.{ext}")
-    plt.close(fig)
-    return out
+    return save_figure(fig, stem)
 
 
 def plot_all(table, out_dir, model=False) -> dict:
