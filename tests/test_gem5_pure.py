@@ -126,6 +126,8 @@ def _args(tmp_path, *extra):
     (["--cores", "64", "--topology", "pt2pt"], "crossbar, mesh or ring"),
     (["--cores", "8", "--topology", "mesh", "--mesh-rows", "2"], "both --mesh-rows and --mesh-cols"),
     (["--cores", "150", "--bits-per-set", "128"], "NUMBER_BITS_PER_SET"),
+    (["--cores", "8", "--cpu", "kvm", "--kvm-available", "--mode", "checkpoint", "--checkpoint-dir", "x"],
+     "--m5 addr"),
 ])
 def test_options_refuse_bad_runs_before_gem5(tmp_path, extra, message):
     with pytest.raises(limits.ConfigError, match=message):

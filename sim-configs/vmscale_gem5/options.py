@@ -67,6 +67,9 @@ def validate(a) -> argparse.Namespace:
         raise limits.ConfigError(f"--cpu {a.cpu} with Ruby measures nothing: use it with --mode checkpoint")
     if ruby and a.mode == "checkpoint" and a.cpu not in ("atomic", "kvm"):
         raise limits.ConfigError("MESI_Two_Level cannot checkpoint warm caches: boot with --cpu atomic or kvm")
+    if a.cpu == "kvm" and a.m5 == "inst":
+        # Under KVM the 0F 04 instruction never reaches gem5: m5 ops must be MMIO loads.
+        raise limits.ConfigError("--cpu kvm needs --m5 addr (the address form through /dev/mem)")
     if a.topology == "mesh" and bool(a.mesh_rows) != bool(a.mesh_cols):
         raise limits.ConfigError("give both --mesh-rows and --mesh-cols, or neither")
     if ruby:
