@@ -404,6 +404,8 @@ int main(int argc, char **argv)
 		pthread_join(tids[i], NULL);
 	getrusage(RUSAGE_SELF, &ru1);
 	read_vmstat(after);
+	if (workload.verify)
+		workers[0].errors += workload.verify();
 	if (workload.teardown)
 		workload.teardown();
 	print_result(before, after, &ru0, &ru1);

@@ -47,6 +47,7 @@ struct workload {
 	const struct param *params;	/* terminated by {NULL} */
 	int (*setup)(int nthreads);	/* before the workers start, may be NULL */
 	void (*run)(struct worker *w);	/* the measured loop of one worker */
+	uint64_t (*verify)(void);	/* after the ROI: wrong answers found, may be NULL */
 	void (*teardown)(void);		/* may be NULL */
 };
 
