@@ -150,7 +150,7 @@ workload = ["local", "fault"]
     r = vmscale("report", table, "--out", tmp_path / "rep")
     assert r.returncode == 0, r.stderr
     report = (tmp_path / "rep" / "report.md").read_text()
-    assert "RadixVM Figure 5 (local)" in report and "scaling-local.png" in report
+    assert "RadixVM Figure 5 (local)" in report and "(scaling-local.png)" in report
     assert (tmp_path / "rep" / "scaling-fault.png").stat().st_size > 10_000
     # The same points natively, compared with the QEMU ones.
     native = _spec(tmp_path, spec.read_text().replace('"qemu"', '"native"').replace(', "rwlock"', ''), "native.toml")

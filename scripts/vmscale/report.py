@@ -5,6 +5,7 @@ is there (RadixVM Fig. 5 local/pipeline/global, Fig. 8 pageshare; Bonsai Fig. 16
 """
 
 import csv
+import os
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -90,7 +91,7 @@ def report(table, out_dir, model=False) -> Path:
                   "vCPUs and are not cycle-level measurements.", ""]
     for w, figs in figures.items():
         lines += [f"## {w}: twin of {TWINS.get(w, '-')}", ""]
-        lines += [f"![{Path(f).stem}]({Path(f).relative_to(out_dir) if Path(f).is_absolute() else Path(f).name})"
+        lines += [f"![{Path(os.path.relpath(f, out_dir)).with_suffix('')}]({os.path.relpath(f, out_dir)})"
                   for f in figs if f.endswith(".png")]
         lines += ["", "| variant | cores | cycles/op | ops per Mcycle | ok |", "|---|---|---|---|---|"]
         for r in sorted((r for r in rows if r["workload"] == w), key=lambda r: (r["kernel_variant"], int(r["cores"]))):
