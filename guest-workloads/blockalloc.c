@@ -5,11 +5,11 @@
 #include <string.h>
 #include <sys/mman.h>
 
-void blockalloc_init(struct blockalloc *a, size_t block_bytes)
+void blockalloc_init(struct blockalloc *a, size_t block_bytes, uint64_t *mmap_counter)
 {
 	a->cur = a->end = NULL;
 	a->block = block_bytes < PAGE_SIZE ? PAGE_SIZE : block_bytes;
-	a->mmaps = 0;
+	a->mmaps = mmap_counter;
 }
 
 void *blockalloc(struct blockalloc *a, size_t bytes)
@@ -20,7 +20,7 @@ void *blockalloc(struct blockalloc *a, size_t bytes)
 
 		if (p == MAP_FAILED)
 			die("blockalloc: mmap %zu bytes: %s", bytes, strerror(errno));
-		a->mmaps++;
+		(*a->mmaps)++;
 		return p;
 	}
 	if ((size_t)(a->end - a->cur) < bytes) {
@@ -30,7 +30,7 @@ void *blockalloc(struct blockalloc *a, size_t bytes)
 			die("blockalloc: mmap %zu bytes: %s", a->block, strerror(errno));
 		a->cur = p;
 		a->end = p + a->block;
-		a->mmaps++;
+		(*a->mmaps)++;
 	}
 	a->cur += bytes;
 	return a->cur - bytes;

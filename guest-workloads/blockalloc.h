@@ -13,10 +13,10 @@
 struct blockalloc {
 	char *cur, *end;
 	size_t block;		/* bytes per mmap */
-	uint64_t mmaps;		/* blocks mapped so far */
+	uint64_t *mmaps;	/* where mappings are counted (the worker's) */
 };
 
-void blockalloc_init(struct blockalloc *a, size_t block_bytes);
+void blockalloc_init(struct blockalloc *a, size_t block_bytes, uint64_t *mmap_counter);
 /* 16-byte aligned; a request larger than a block gets a mapping of its own; dies on ENOMEM. */
 void *blockalloc(struct blockalloc *a, size_t bytes);
 

@@ -329,10 +329,12 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+static long children_minflt;	/* faults of worker processes (psearchy processes=1) */
+
 static void print_result(long long *before, long long *after, struct rusage *ru0,
 			 struct rusage *ru1)
 {
-	uint64_t ops = 0, errors = 0, extra = 0, max_cycles = 0;
+	uint64_t ops = 0, errors = 0, extra = 0, max_cycles = 0, mmaps = 0, munmaps = 0;
 	double cpo_sum = 0;
 	int first = 1;
 
@@ -340,6 +342,8 @@ static void print_result(long long *before, long long *after, struct rusage *ru0
 		ops += workers[i].ops;
 		errors += workers[i].errors;
 		extra += workers[i].extra;
+		mmaps += workers[i].mmaps;
+		munmaps += workers[i].munmaps;
 		if (workers[i].cycles > max_cycles)
 			max_cycles = workers[i].cycles;
 		if (workers[i].ops)
@@ -355,7 +359,9 @@ static void print_result(long long *before, long long *after, struct rusage *ru0
 	       cpo_sum / nthreads, max_cycles ? ops * 1e6 / max_cycles : 0.0);
 	if (workload.extra_name)
 		printf("\"%s\":%llu,", workload.extra_name, (unsigned long long)extra);
-	printf("\"minflt\":%ld,\"params\":{", ru1->ru_minflt - ru0->ru_minflt);
+	if (mmaps || munmaps)
+		printf("\"mmaps\":%llu,\"munmaps\":%llu,", (unsigned long long)mmaps, (unsigned long long)munmaps);
+	printf("\"minflt\":%ld,\"params\":{", ru1->ru_minflt - ru0->ru_minflt + children_minflt);
 	for (const struct param *p = workload.params; p && p->name; p++, first = 0)
 		printf("%s\"%s\":\"%s\"", first ? "" : ",", p->name, param_str(p->name));
 	printf("},\"vmstat\":{");
@@ -403,6 +409,12 @@ int main(int argc, char **argv)
 	for (int i = 1; i < nthreads; i++)
 		pthread_join(tids[i], NULL);
 	getrusage(RUSAGE_SELF, &ru1);
+	{
+		struct rusage rc;
+
+		getrusage(RUSAGE_CHILDREN, &rc);
+		children_minflt = rc.ru_minflt;
+	}
 	read_vmstat(after);
 	if (workload.verify)
 		workers[0].errors += workload.verify();

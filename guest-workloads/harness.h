@@ -35,6 +35,7 @@ struct worker {
 	uint64_t errors;	/* verification failures */
 	uint64_t cycles;	/* rdtsc cycles of the measured loop */
 	uint64_t extra;		/* a workload-specific second count */
+	uint64_t mmaps, munmaps;	/* explicit VM operations, for applications */
 	uint64_t rng;
 	void *priv;
 } __attribute__((aligned(64)));

@@ -120,7 +120,7 @@ static void run(struct worker *w)
 	size_t lo = text_len * w->tid / nthreads, hi = text_len * (w->tid + 1) / nthreads;
 	struct emit_chunk **mine = &emits[(size_t)w->tid * nthreads];
 
-	blockalloc_init(&a, param_int("block_kb") * 1024);
+	blockalloc_init(&a, param_int("block_kb") * 1024, &w->mmaps);
 	/* Map: whole words starting in [lo, hi). */
 	while (lo > 0 && lo < text_len && text[lo - 1] != ' ')
 		lo++;
@@ -206,7 +206,6 @@ static void run(struct worker *w)
 			index_[nindex] = sorted[best][at[best]++];
 		}
 	}
-	w->extra = a.mmaps;
 	__atomic_fetch_add(&total_words, w->ops, __ATOMIC_RELAXED);
 }
 
@@ -254,7 +253,6 @@ const struct workload workload = {
 	.name = "metis",
 	.summary = "MapReduce word-position inverted index with per-thread mmap block allocators",
 	.ops_unit = "word indexed",
-	.extra_name = "mmaps",
 	.params = params,
 	.setup = setup,
 	.run = run,

@@ -12,7 +12,9 @@ from functools import lru_cache
 from vmscale import paths
 from vmscale.errors import VmscaleError
 
-NAMES = ["local", "pipeline", "global", "pageshare", "fault", "pagecache", "stress", "selftests"]
+NAMES = ["local", "pipeline", "global", "pageshare", "fault", "pagecache", "stress", "selftests",
+         "metis", "psearchy", "dedup"]
+APPLICATIONS = ["metis", "psearchy", "dedup"]
 # Parameters the runner sets itself.
 RUNNER_PARAMS = {"threads"}
 
