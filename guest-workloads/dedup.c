@@ -145,15 +145,6 @@ static int setup(int n)
 	return 0;
 }
 
-static uint64_t fnv(const unsigned char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	while (n--)
-		h = (h ^ *s++) * 0x100000001b3ULL;
-	return h | 1;
-}
-
 /* Content-defined chunking: cut where a rolling hash of the last bytes hits a mask. */
 static void chunk_segment(struct segment *s)
 {
@@ -165,7 +156,7 @@ static void chunk_segment(struct segment *s)
 		if ((((roll & 0x3ff) == 0x3ff) && i - start >= 256) || i - start >= 8191 || i + 1 == s->len) {
 			if (s->nchunks == MAXCHUNKS - 1 && i + 1 != s->len)
 				continue;
-			s->c[s->nchunks++] = (struct chunk){ start, i + 1 - start, fnv(p + start, i + 1 - start), -1 };
+			s->c[s->nchunks++] = (struct chunk){ start, i + 1 - start, hash_bytes(p + start, i + 1 - start), -1 };
 			start = i + 1;
 		}
 	}

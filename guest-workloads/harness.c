@@ -219,6 +219,16 @@ uint64_t touch_fresh_page(struct worker *wk, void *page)
 	return 0;
 }
 
+uint64_t hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (n--)
+		h = (h ^ *s++) * 0x100000001b3ULL;
+	return h | 1;
+}
+
 uint64_t xorshift(uint64_t *s)
 {
 	uint64_t x = *s;

@@ -75,6 +75,7 @@ int inject_take(void);
 /* All workers meet here (a spinning, sense-reversing barrier). */
 void barrier_wait(void);
 uint64_t xorshift(uint64_t *state);
+uint64_t hash_bytes(const void *p, size_t n);	/* FNV-1a, never 0 */
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
 #endif

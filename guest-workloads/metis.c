@@ -39,15 +39,6 @@ static struct word **index_;		/* merged, sorted */
 static size_t nindex;
 static uint64_t total_words;
 
-static uint64_t fnv(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	while (n--)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
-	return h | 1;
-}
-
 /* Word i of the vocabulary: 2..11 letters, determined by i. */
 static size_t vocab_word(uint64_t i, char *out)
 {
@@ -129,7 +120,7 @@ static void run(struct worker *w)
 
 		while (text[q] != ' ')
 			q++;
-		uint64_t h = fnv(text + p, q - p);
+		uint64_t h = hash_bytes(text + p, q - p);
 		struct emit_chunk **c = &mine[h % nthreads];
 
 		if (!*c || (*c)->n == EMITS) {
