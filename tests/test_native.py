@@ -19,7 +19,8 @@ def test_describe_is_the_parameter_source(workloads_built):
     for name in workloads.NAMES:
         d = workloads.describe(name)
         assert d["name"] == name and "threads" in d["params"]
-        assert name == "selftests" or "iters" in d["params"]
+        fixed_work = "iters" in d["params"] or name == "selftests" or name in workloads.APPLICATIONS
+        assert fixed_work and d["summary"] and d["ops_unit"]
 
 
 def test_every_workload_native(workloads_built, runs):
