@@ -6,8 +6,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 from vmscale_model import des, fit as fitlib, network, solvers
 from vmscale_model.network import LAWS
 

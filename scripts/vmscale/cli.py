@@ -1,7 +1,6 @@
 """The `vmscale` command line."""
 
 import argparse
-import os
 import subprocess
 import sys
 from pathlib import Path

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from vmscale import collect, paths, plots, runner
+from vmscale import collect, plots, runner
 from vmscale.errors import VmscaleError
 
 WORKLOADS = ["local", "fault"]

@@ -9,7 +9,6 @@ import subprocess
 import time
 from pathlib import Path
 
-from vmscale import console as consolelib
 from vmscale import paths
 from vmscale.errors import VmscaleError
 

@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 from vmscale import console as consolelib
-from vmscale import paths
 from vmscale.errors import VmscaleError
 
 QEMU = "qemu-system-x86_64"
