@@ -54,6 +54,14 @@ def test_config_ini_says_what_ran():
     assert classic["cores"] == 8 and not classic["ruby"] and classic["cpu_types"] == ["BaseAtomicSimpleCPU"]
 
 
+def test_buildinfo_probe_line():
+    info = buildinfo.parse_probe('noise\nVMSCALE-BUILDINFO {"version": "24.0.0.1", "PROTOCOL": "MESI_Two_Level", '
+                                 '"NUMBER_BITS_PER_SET": "256", "RUBY": "True"}\n')
+    assert info["version"] == "24.0.0.1" and buildinfo.bits_per_set(info) == 256
+    assert buildinfo.ruby_protocol(info) == "MESI_Two_Level"
+    assert buildinfo.parse_probe("no probe output") == {}
+
+
 def test_buildinfo_parse():
     text = "Build information:\n\ngem5 version 24.0.0.1\ncompiled Nov 22 2026\nbuild options:\n" \
            "    NUMBER_BITS_PER_SET = 256\n    PROTOCOL = MESI_Two_Level\n    RUBY = True\n"

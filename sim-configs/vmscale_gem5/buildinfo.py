@@ -1,8 +1,13 @@
-"""What a gem5 binary was built with, from `$GEM5 -B` (gem5 version, PROTOCOL,
-NUMBER_BITS_PER_SET, ...), so bad runs are refused before gem5 starts simulating."""
+"""What a gem5 binary was built with (gem5 version, PROTOCOL, NUMBER_BITS_PER_SET, ...), so
+bad runs are refused before gem5 starts simulating.  gem5 runs sim-configs/vmscale_buildinfo.py,
+which prints one JSON line; `gem5 -B` output is parsed too (it fails in v24.0.0.1)."""
 
+import json
 import re
 import subprocess
+from pathlib import Path
+
+PROBE = Path(__file__).resolve().parents[1] / "vmscale_buildinfo.py"
 
 
 def parse(text: str) -> dict:
@@ -15,11 +20,19 @@ def parse(text: str) -> dict:
     return info
 
 
-def query(gem5: str, timeout: int = 120) -> dict:
-    r = subprocess.run([gem5, "-B"], capture_output=True, text=True, timeout=timeout)
-    if r.returncode:
-        raise RuntimeError(f"{gem5} -B failed: {r.stderr.strip()[-300:]}")
-    return parse(r.stdout)
+def parse_probe(text: str) -> dict:
+    for line in text.splitlines():
+        if line.startswith("VMSCALE-BUILDINFO "):
+            return json.loads(line.split(" ", 1)[1])
+    return {}
+
+
+def query(gem5: str, timeout: int = 180) -> dict:
+    r = subprocess.run([gem5, "-q", str(PROBE)], capture_output=True, text=True, timeout=timeout)
+    info = parse_probe(r.stdout)
+    if r.returncode or not info:
+        raise RuntimeError(f"{gem5} could not run {PROBE.name}: {(r.stderr or r.stdout).strip()[-300:]}")
+    return info
 
 
 def ruby_protocol(info: dict):
