@@ -279,26 +279,38 @@ static const char *const vmstat_keys[] = {
 	"nr_tlb_local_flush_all", "nr_tlb_local_flush_one", "vmscale_rcu_fault",
 	"vmscale_rcu_fallback_writer", "vmscale_rcu_fallback_novma",
 	"vmscale_rcu_fallback_unsupported", "vmscale_rcu_fallback_pgtable",
-	"vmscale_rcu_fallback_race", "vmscale_rcu_fallback_nomem", NULL
+	"vmscale_rcu_fallback_race", "vmscale_rcu_fallback_nomem",
+	/* from /proc/refcache, prefixed */
+	"refcache_epoch", "refcache_conflict_evictions", "refcache_flush_evictions",
+	"refcache_queued", "refcache_dirty_requeues", "refcache_weak_requeues",
+	"refcache_revived", "refcache_freed", NULL
 };
 #define NKEYS (sizeof(vmstat_keys) / sizeof(vmstat_keys[0]) - 1)
 
-/* Reads the keys above from /proc/vmstat; -1 for a key the kernel lacks. */
-static void read_vmstat(long long *out)
+static void read_counters(const char *path, const char *prefix, long long *out)
 {
-	char name[64];
+	char name[64], key[80];
 	long long v;
-	FILE *f = fopen("/proc/vmstat", "r");
+	FILE *f = fopen(path, "r");
 
-	for (size_t i = 0; i < NKEYS; i++)
-		out[i] = -1;
 	if (!f)
 		return;
-	while (fscanf(f, "%63s %lld", name, &v) == 2)
+	while (fscanf(f, "%63s %lld", name, &v) == 2) {
+		snprintf(key, sizeof(key), "%s%s", prefix, name);
 		for (size_t i = 0; i < NKEYS; i++)
-			if (!strcmp(name, vmstat_keys[i]))
+			if (!strcmp(key, vmstat_keys[i]))
 				out[i] = v;
+	}
 	fclose(f);
+}
+
+/* Reads the keys above from /proc/vmstat and /proc/refcache; -1 for a key the kernel lacks. */
+static void read_vmstat(long long *out)
+{
+	for (size_t i = 0; i < NKEYS; i++)
+		out[i] = -1;
+	read_counters("/proc/vmstat", "", out);
+	read_counters("/proc/refcache", "refcache_", out);
 }
 
 /* --- workers ----------------------------------------------------------- */

@@ -43,6 +43,23 @@ def qemu_ready(kernel_built):
     return kernel_built
 
 
+def flavor_kernel(flavor: str) -> Path:
+    vmscale("build", "kernel", "--flavor", flavor, check=True, timeout=3600)
+    return REPO / "build" / "kernel" / flavor
+
+
+@pytest.fixture(scope="session")
+def debug_kernel(qemu_ready):
+    """DEBUG_VM, lockdep, atomic-sleep and RCU checks (kernel-patches/config/debug.config)."""
+    return flavor_kernel("debug")
+
+
+@pytest.fixture(scope="session")
+def kasan_kernel(qemu_ready):
+    """The debug checks plus generic KASAN (kernel-patches/config/kasan.config)."""
+    return flavor_kernel("kasan")
+
+
 @pytest.fixture
 def runs(tmp_path, monkeypatch):
     monkeypatch.setenv("VMSCALE_RUNS", str(tmp_path / "runs"))

@@ -6,16 +6,10 @@ import json
 
 import pytest
 
-from conftest import REPO, vmscale
+from conftest import vmscale
 
 pytestmark = pytest.mark.qemu
 VARIANTS = "stock,rwlock,rcu"
-
-
-@pytest.fixture(scope="module")
-def debug_kernel(qemu_ready):
-    vmscale("build", "kernel", "--flavor", "debug", check=True, timeout=3600)
-    return REPO / "build" / "kernel" / "debug"
 
 
 def _check(run_dir, cores, n_cases):

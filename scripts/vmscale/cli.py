@@ -56,7 +56,7 @@ def cmd_run(a):
     final, rows, failures = runner.run(
         backend=a.backend, cores=a.cores, workload_names=_csv(a.workload),
         variant_names=_csv(a.kernel_variant), params=a.param, flavor=a.flavor, out=a.out,
-        timeout=a.timeout, memory=a.memory, gem5_opts=_gem5_opts(a.gem5))
+        timeout=a.timeout, memory=a.memory, gem5_opts=_gem5_opts(a.gem5), kernel_args=a.kernel_arg)
     for r in rows:
         status = "ok" if r["ok"] else f"FAILED: {r['failure']}"
         cpo = r.get("cycles_per_op")
@@ -175,13 +175,15 @@ def parser():
     r = sub.add_parser("run", help="run workloads on a backend at one core count")
     r.add_argument("--backend", default="qemu", help="qemu, native or gem5 (GEM5=/path/gem5.opt)")
     r.add_argument("--cores", type=int, required=True)
-    r.add_argument("--workload", required=True, help="comma-separated: local,pipeline,global,pageshare,fault,pagecache")
+    r.add_argument("--workload", required=True, help="comma-separated workloads (`vmscale workloads` lists them)")
     r.add_argument("--kernel-variant", default="stock", help="comma-separated variants, all in one boot")
     r.add_argument("--param", action="append", default=[], help="NAME=VALUE or WORKLOAD.NAME=VALUE (repeatable)")
     r.add_argument("--flavor", default="normal", help="kernel flavour to boot (qemu)")
     r.add_argument("--out", help="run directory (default: runs/<date>-<backend>-<cores>c-<workloads>)")
     r.add_argument("--timeout", type=int, help="seconds before the run is declared hung")
     r.add_argument("--memory", type=int, help="guest memory in MiB (qemu)")
+    r.add_argument("--kernel-arg", action="append", default=[],
+                   help="extra kernel command-line option (qemu), e.g. kunit.enable=1 (repeatable)")
     r.add_argument("--gem5", action="append", default=[],
                    help="gem5 board option KEY=VALUE: cpu=timing|o3, topology=crossbar|mesh|ring|pt2pt, "
                         "network=simple|garnet, l2_banks, mem_channels, link_latency, ... (repeatable)")

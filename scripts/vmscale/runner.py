@@ -6,7 +6,7 @@ import subprocess
 import time
 
 from vmscale import console as consolelib
-from vmscale import guest_script, kernel, paths, variants, workloads
+from vmscale import guest_script, kernel, ktap, paths, variants, workloads
 from vmscale.backends import get_backend
 from vmscale.errors import VmscaleError
 from vmscale.rows import make_row
@@ -32,20 +32,29 @@ def plan(workload_names, variant_names, cores, params) -> list:
     for variant in variant_names:
         sysctls = variants.sysctls(variant)
         for w in workload_names:
-            cases.append(guest_script.Case(len(cases) + 1, w, variant,
-                                           {"threads": cores, **per[w]}, sysctls))
+            args = {"threads": cores, **per[w]}
+            if "counter" in workloads.describe(w)["params"]:
+                # The variant names the counting design unless the user fixed one.
+                args.setdefault("counter", variants.counter(variant))
+            cases.append(guest_script.Case(len(cases) + 1, w, variant, args, sysctls))
     return cases
 
 
 def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), params=(),
-        flavor="normal", out=None, timeout=None, memory=None, gem5_opts=None) -> tuple:
+        flavor="normal", out=None, timeout=None, memory=None, gem5_opts=None, kernel_args=()) -> tuple:
     """Returns (run directory, rows, failures)."""
     be = get_backend(backend)
     cases = plan(workload_names, variant_names, cores, params)
+    if kernel_args and backend != "qemu":
+        raise VmscaleError(f"--kernel-arg applies to QEMU boots only, not {backend}",
+                           "gem5 boots once per checkpoint; native runs the host's kernel")
+    for arg in kernel_args:
+        if not arg or any(c.isspace() for c in arg):
+            raise VmscaleError(f"--kernel-arg {arg!r}: one KEY=VALUE word per option")
     manifest = {
         "backend": backend, "cores": cores, "workloads": list(workload_names),
         "kernel_variants": list(variant_names), "params": list(params),
-        "vmscale_commit": vmscale_commit(), "host": platform.node(),
+        "kernel_args": list(kernel_args), "vmscale_commit": vmscale_commit(), "host": platform.node(),
         "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "cases": [{"id": c.case_id, "workload": c.workload, "variant": c.variant,
                    "argv": c.argv(), "sysctls": c.sysctls} for c in cases],
@@ -81,7 +90,8 @@ def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), para
         if backend == "qemu":
             text, info = be.boot(bzimage=kman["bzImage"], image=paths.image_path(),
                                  script_text=guest_script.render(cases), cores=cores, workdir=rd.path,
-                                 timeout=timeout or be.default_timeout(cores, len(cases)), mem=memory)
+                                 timeout=timeout or be.default_timeout(cores, len(cases)), mem=memory,
+                                 extra_cmdline=kernel_args)
         elif backend == "gem5":
             text, info, dumps = be.run(cases=cases, script_text=guest_script.render(cases), cores=cores,
                                        workdir=rd.path, kernel_manifest=kman, opts=gem5_opts or {},
@@ -122,6 +132,13 @@ def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), para
     manifest["kernel_problems"] = [{"reason": r, "line": l} for r, l in parsed.problems]
     if parsed.problems and not failures:
         failures.append(f"kernel: {parsed.problems[0][0]}: {parsed.problems[0][1]}")
+    kunit = ktap.parse(text)
+    if kunit:
+        manifest["kunit"] = {s.name: {"ok": s.ok, "cases": s.cases, "messages": s.messages}
+                             for s in kunit.values()}
+        failures += ktap.failures(kunit)
+    elif any(a.startswith("kunit.enable=1") for a in kernel_args):
+        failures.append("kunit.enable=1 was given but the console has no KUnit results")
     if backend in ("qemu", "gem5") and parsed.booted_cpus != cores:
         failures.append(f"the guest brought up {parsed.booted_cpus} CPUs, not {cores}")
     final = rd.complete(manifest, rows)

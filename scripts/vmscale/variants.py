@@ -7,12 +7,23 @@ their kernel patches land.
 
 from vmscale.errors import VmscaleError
 
+_UPSTREAM = {"vm/vmscale_fault": "stock", "vm/vmscale_lazy_mm": "atomic"}
+
 VARIANTS = {
-    # name: {sysctl path under /proc/sys: value}
-    "stock": {"vm/vmscale_fault": "stock"},
-    "rwlock": {"vm/vmscale_fault": "rwlock"},
-    "rcu": {"vm/vmscale_fault": "rcu"},
+    # name: {sysctl path under /proc/sys: value}; every variant sets every switch, since
+    # the cases of one boot run one after another.
+    "stock": dict(_UPSTREAM),
+    "rwlock": {**_UPSTREAM, "vm/vmscale_fault": "rwlock"},
+    "rcu": {**_UPSTREAM, "vm/vmscale_fault": "rcu"},
+    # Refcache (RadixVM): lazy-TLB mm references counted per CPU.
+    "refcache": {**_UPSTREAM, "vm/vmscale_lazy_mm": "refcache"},
+    # The kernel's percpu_ref as the counting benchmark's counter (mm counting as stock).
+    "percpu-ref": dict(_UPSTREAM),
 }
+# The counter the `refcount` workload uses under each variant (RadixVM Figure 8).
+COUNTER = {"refcache": "refcache", "percpu-ref": "percpu"}
+# Values an unpatched kernel satisfies by lacking the switch.
+UPSTREAM_VALUES = set(_UPSTREAM.values())
 # Variants whose switches a kernel without the vmscale patches still satisfies.
 STOCK_COMPATIBLE = {"stock"}
 
@@ -22,3 +33,9 @@ def sysctls(variant: str) -> dict:
         raise VmscaleError(f"unknown kernel variant {variant!r}",
                            f"use one of {', '.join(VARIANTS)}")
     return VARIANTS[variant]
+
+
+def counter(variant: str) -> str:
+    """The refcount workload's counter under this variant."""
+    sysctls(variant)
+    return COUNTER.get(variant, "atomic")

@@ -13,7 +13,7 @@ from vmscale import paths
 from vmscale.errors import VmscaleError
 
 NAMES = ["local", "pipeline", "global", "pageshare", "fault", "pagecache", "stress", "selftests",
-         "metis", "psearchy", "dedup"]
+         "metis", "psearchy", "dedup", "refcount", "lazymm"]
 APPLICATIONS = ["metis", "psearchy", "dedup"]
 # Parameters the runner sets itself.
 RUNNER_PARAMS = {"threads"}

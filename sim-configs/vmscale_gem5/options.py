@@ -7,7 +7,10 @@ from vmscale_gem5 import limits, topology
 
 KERNEL_ARGS = ["earlyprintk=ttyS0", "console=ttyS0", "lpj=7999923", "root=/dev/sda", "rw",
                "rootfstype=ext2", "init=/init", "nokaslr", "mitigations=off", "panic=-1",
-               "tsc=reliable"]
+               "tsc=reliable",
+               # gem5's KVM CPU leaves the BSP bit out of APICBASE; kernel-patches/0006 lets
+               # Linux trust the MADT order instead of booting one CPU (no effect otherwise).
+               "trust_bsp_enumeration"]
 
 
 def parser() -> argparse.ArgumentParser:

@@ -9,7 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from vmscale import paths
+from vmscale import paths, variants
 from vmscale.errors import VmscaleError
 
 
@@ -20,7 +20,7 @@ def max_cores() -> int:
 def check_sysctls(sysctls: dict):
     """Fail before the run when this host cannot select the variant."""
     for path, value in sysctls.items():
-        if value != "stock" and not (Path("/proc/sys") / path).exists():
+        if value not in variants.UPSTREAM_VALUES and not (Path("/proc/sys") / path).exists():
             raise VmscaleError(f"this host's kernel has no /proc/sys/{path}",
                                "boot the vmscale kernel on this host, or use --kernel-variant stock")
 
@@ -31,7 +31,7 @@ def _set_sysctls(sysctls: dict) -> dict:
     for path, value in sysctls.items():
         f = Path("/proc/sys") / path
         if not f.exists():
-            if value == "stock":
+            if value in variants.UPSTREAM_VALUES:
                 continue
             raise VmscaleError(f"this host's kernel has no /proc/sys/{path}",
                                "boot the vmscale kernel on this host, or use --kernel-variant stock")

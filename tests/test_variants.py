@@ -1,0 +1,28 @@
+"""Kernel variants: every variant sets every switch, and the counting workload follows the
+variant's counter unless the user fixed one."""
+
+import pytest
+
+from vmscale import runner, variants
+from vmscale.errors import VmscaleError
+
+
+def test_every_variant_sets_every_switch():
+    keys = {k for v in variants.VARIANTS.values() for k in v}
+    for name, switches in variants.VARIANTS.items():
+        assert set(switches) == keys, name   # cases of one boot run in sequence
+
+
+def test_counter_follows_the_variant(workloads_built):
+    cases = runner.plan(["refcount", "local"], ["stock", "refcache", "percpu-ref"], 4, [])
+    counters = {(c.variant, c.workload): c.args.get("counter") for c in cases}
+    assert counters == {("stock", "refcount"): "atomic", ("refcache", "refcount"): "refcache",
+                        ("percpu-ref", "refcount"): "percpu", ("stock", "local"): None,
+                        ("refcache", "local"): None, ("percpu-ref", "local"): None}
+    fixed = runner.plan(["refcount"], ["refcache"], 4, ["refcount.counter=atomic"])
+    assert fixed[0].args["counter"] == "atomic"
+
+
+def test_unknown_variant_is_refused():
+    with pytest.raises(VmscaleError, match="unknown kernel variant 'radix'"):
+        variants.counter("radix")
