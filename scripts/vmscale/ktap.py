@@ -2,8 +2,8 @@
 
 KUnit runs built-in suites at boot when the command line has `kunit.enable=1`; each suite
 prints `# Subtest: NAME`, one `ok N case` / `not ok N case` line per case (`# SKIP` marks a
-skip) and a suite line.  User-space kselftests print TAP too, so only the lines between
-KUnit's `KTAP version 1` header and its `# Totals:` line are read.
+skip) and, after `# Totals:`, a suite line.  User-space kselftests print TAP too, so only the
+lines between KUnit's `KTAP version 1` header and the start of /init are read.
 """
 
 import re
@@ -37,8 +37,8 @@ def parse(text: str) -> dict:
             continue
         if not inside:
             continue
-        if line.startswith("# Totals:"):
-            inside = False
+        if line.startswith("VMSCALE-") or ("Run /" in line and "as init process" in line):
+            inside = False  # user space from here on: its TAP is not KUnit's
             continue
         m = _SUBTEST.match(line)
         if m:

@@ -5,9 +5,11 @@ from pathlib import Path
 
 from vmscale_gem5 import limits, topology
 
+# No tsc=reliable: gem5's per-CPU TSCs are not synchronised, and trusting them as the
+# clocksource stalled an 8-core boot after "clocksource: tsc" (Linux otherwise marks the TSC
+# unstable and keeps jiffies, and boots).
 KERNEL_ARGS = ["earlyprintk=ttyS0", "console=ttyS0", "lpj=7999923", "root=/dev/sda", "rw",
                "rootfstype=ext2", "init=/init", "nokaslr", "mitigations=off", "panic=-1",
-               "tsc=reliable",
                # gem5's KVM CPU leaves the BSP bit out of APICBASE; kernel-patches/0006 lets
                # Linux trust the MADT order instead of booting one CPU (no effect otherwise).
                "trust_bsp_enumeration"]
