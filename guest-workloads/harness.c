@@ -394,6 +394,14 @@ static void print_result(long long *before, long long *after, struct rusage *ru0
 			       after[i] - before[i]);
 			first = 0;
 		}
+	/* Refcache's running totals: at quiescence queued == freed + revived (nothing leaked). */
+	printf("},\"refcache_totals\":{");
+	first = 1;
+	for (size_t i = 0; i < NKEYS; i++)
+		if (after[i] >= 0 && !strncmp(vmstat_keys[i], "refcache_", 9)) {
+			printf("%s\"%s\":%lld", first ? "" : ",", vmstat_keys[i] + 9, after[i]);
+			first = 0;
+		}
 	printf("},\"thread_cycles\":[");
 	for (int i = 0; i < nthreads; i++)
 		printf("%s%llu", i ? "," : "", (unsigned long long)workers[i].cycles);
