@@ -40,7 +40,7 @@ def test_patches_are_git_am_able_with_sign_off():
     for p in patches:
         text = p.read_text()
         assert re.match(r"From [0-9a-f]{40} ", text), p.name
-        assert re.search(r"^Subject: \[PATCH\] \S", text, re.M), p.name
+        assert re.search(r"^Subject: \[PATCH( \d+/\d+)?\] \S", text, re.M), p.name
         assert "Signed-off-by:" in text, p.name
         body = text.split("\n\n", 1)[1].split("---\n", 1)[0]
         assert len(body.split()) > 50, f"{p.name}: the commit message must explain the design"

@@ -12,7 +12,8 @@ from vmscale import workloads
 CORES = min(2, len(os.sched_getaffinity(0)))
 SMALL = ["iters=20", "global.iters=3", "fault.iters=2", "fault.pages=16", "stress.iters=500"]
 # The kernel selftests test the kernel they run on: they run in the guest (test_qemu_stress.py).
-NATIVE = [w for w in workloads.NAMES if w != "selftests"]
+NATIVE = [w for w in workloads.NAMES if w != "selftests" and
+          os.path.exists(workloads.KERNEL_INTERFACES.get(w, "/"))]
 
 
 def test_describe_is_the_parameter_source(workloads_built):
@@ -76,3 +77,10 @@ def test_workload_rejects_bad_values_itself(workloads_built):
     import subprocess
     r = subprocess.run([str(workloads_built / "local"), "iters=lots"], capture_output=True, text=True)
     assert r.returncode == 2 and "iters=lots is not a number" in r.stderr
+
+
+@pytest.mark.skipif(os.path.exists("/proc/refcache_bench"), reason="this host runs a vmscale kernel")
+def test_kernel_only_workload_is_refused_on_a_host_kernel(workloads_built, runs):
+    r = vmscale("run", "--backend", "native", "--cores", 1, "--workload", "refcount", "--out", runs / "rc")
+    assert r.returncode == 2 and "needs /proc/refcache_bench" in r.stderr
+    assert not (runs / "rc").exists()

@@ -1,6 +1,7 @@
 """`vmscale run`: validate a run, execute its cases on one backend, write a run directory."""
 
 import json
+import os
 import platform
 import subprocess
 import time
@@ -84,6 +85,11 @@ def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), para
                                "native runs pin one thread per CPU")
         for case in cases:
             be.check_sysctls(case.sysctls)
+        for w in workload_names:
+            need = workloads.KERNEL_INTERFACES.get(w)
+            if need and not os.path.exists(need):
+                raise VmscaleError(f"workload {w} needs {need}, which this host's kernel lacks",
+                                   "run it in the guest (qemu, gem5) or boot the vmscale kernel here")
     rd = RunDir(out, default_name(backend, cores, list(workload_names)))
     print(f"run {rd.run_id}: {len(cases)} case(s) on {backend} at {cores} cores -> {rd.final}", flush=True)
     try:

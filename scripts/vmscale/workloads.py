@@ -15,6 +15,8 @@ from vmscale.errors import VmscaleError
 NAMES = ["local", "pipeline", "global", "pageshare", "fault", "pagecache", "stress", "selftests",
          "metis", "psearchy", "dedup", "refcount", "lazymm"]
 APPLICATIONS = ["metis", "psearchy", "dedup"]
+# Workloads that drive a vmscale kernel interface, which a host kernel may lack.
+KERNEL_INTERFACES = {"refcount": "/proc/refcache_bench"}
 # Parameters the runner sets itself.
 RUNNER_PARAMS = {"threads"}
 
