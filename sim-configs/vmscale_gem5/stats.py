@@ -84,11 +84,20 @@ def summary(stats: dict, ops: float = None) -> dict:
     g = stats.get
     cycles = [v for k, v in stats.items()
               if re.fullmatch(r"board\.processor\.(cores|start|switch)\d*\.core\.numCycles", k)]
+    # simInsts/simOps count from the start of the simulation (stats.reset() does not clear
+    # them); the per-core commit counters are reset with the ROI, so ROI work comes from those.
+    insts = [v for k, v in stats.items()
+             if re.fullmatch(r"board\.processor\.(cores|start|switch)\d*\.core\.commitStats0\.numInsts", k)]
     out = {
         "sim_ticks": g("simTicks"), "sim_seconds": g("simSeconds"), "sim_insts": g("simInsts"),
+        "roi_insts": sum(insts) if insts else math.nan,
         "sim_ops": g("simOps"), "host_seconds": g("hostSeconds"), "host_inst_rate": g("hostInstRate"),
         "sim_freq": g("simFreq"),
+        # numCycles can include idle time from before a stats reset (counted lazily on
+        # wake-up), so ROI cycles come from simTicks and the board's clock period.
         "cycles_max": max(cycles) if cycles else math.nan,
+        "roi_cycles": g("simTicks") / g("board.clk_domain.clock")
+        if g("simTicks") is not None and g("board.clk_domain.clock") else math.nan,
         "cores_in_stats": len(cycles),
         "ruby_miss_latency_mean": g(f"{RUBY}.m_missLatencyHistSeqr::mean"),
         "ruby_miss_latency_samples": g(f"{RUBY}.m_missLatencyHistSeqr::samples"),
@@ -111,9 +120,11 @@ def summary(stats: dict, ops: float = None) -> dict:
     }
     out = {k: v for k, v in out.items() if v is not None}
     if ops:
-        for key in ("l1_inv", "l1_fwd_getx", "l1_fwd_gets", "l1d_demand_misses", "l2_getx", "sim_insts"):
+        for key in ("l1_inv", "l1_fwd_getx", "l1_fwd_gets", "l1d_demand_misses", "l2_getx", "roi_insts"):
             if key in out and isinstance(out[key], float) and not math.isnan(out[key]):
                 out[f"{key}_per_op"] = out[key] / ops
-        if "cycles_max" in out and not math.isnan(out["cycles_max"]):
-            out["sim_cycles_per_op"] = out["cycles_max"] / ops
+        if not math.isnan(out["roi_cycles"]) and cycles:
+            # core-cycles per operation: comparable to the guest's per-thread cycles_per_op
+            # when every core works through the whole ROI
+            out["sim_cycles_per_op"] = out["roi_cycles"] * len(cycles) / ops
     return out

@@ -109,6 +109,8 @@ def checkpoint(cores: int, kernel_manifest: dict, opts: dict, timeout: int = 6 *
     print(f"gem5: booting {cores} cores to make checkpoint {cpt.name}", flush=True)
     _run_gem5(args, work / "m5out", timeout, f"boot {cores}c")
     (work / "cpt").rename(cpt)
+    (work / "m5out").rename(cpt / "boot-m5out")  # the boot's log, console and stats stay with it
+    work.rmdir()
     return cpt
 
 
