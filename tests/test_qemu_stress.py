@@ -46,8 +46,9 @@ def test_stress_at_32_vcpus(qemu_ready, debug_kernel, tmp_path, flavor):
 
 
 def test_kernel_selftests_pass_in_every_mode(qemu_ready, tmp_path):
+    # Nine programs per case (uffd-stress among them) need more than the per-case default.
     r = vmscale("run", "--backend", "qemu", "--cores", 8, "--workload", "selftests",
-                "--kernel-variant", VARIANTS, "--out", tmp_path / "st")
+                "--kernel-variant", VARIANTS, "--out", tmp_path / "st", "--timeout", 1200)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr
     rows = _check(tmp_path / "st", 8, 3)
     for row in rows:
