@@ -1,0 +1,1 @@
+/work/gem5-v24/build/X86/gem5.opt -d /work/gem5-exp/build/checkpoints/16c-e690fe65a7a00755.partial/m5out /work/main/sim-configs/vmscale_fs.py --kernel /work/gem5-exp/build/kernel/normal/vmlinux --disk /work/gem5-exp/build/image/vmscale.img --mode checkpoint --cpu atomic --checkpoint-dir /work/gem5-exp/build/checkpoints/16c-e690fe65a7a00755.partial/cpt --cores 16
