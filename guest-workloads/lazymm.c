@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -28,6 +29,7 @@ static const struct param params[] = {
 	{ "iters", "2000", "round trips (ping-pong) or sleeps per thread" },
 	{ "sleep_ns", "0", "0: futex ping-pong between thread pairs; >0: sleep this long per round" },
 	{ "spin", "20000", "loop iterations a thread holds its turn (lets the partner fall asleep)" },
+	{ "hotplug", "0", "thread 0 takes the last CPU offline and back this many times during the run" },
 	{ NULL }
 };
 
@@ -50,10 +52,23 @@ static void hand_over(_Atomic uint32_t *seq, uint32_t next)
 	syscall(SYS_futex, seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+/* Write "0" or "1" to the last CPU's online file (CPU hotplug; needs root). */
+static void set_online(int cpu, int on)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "%d", on) < 0 || fclose(f))
+		die("%s: cannot write %d: %s", path, on, strerror(errno));
+}
+
 static void run(struct worker *w)
 {
 	long long iters = param_int("iters"), sleep_ns = param_int("sleep_ns");
-	long long spin = param_int("spin");
+	long long spin = param_int("spin"), hotplug = param_int("hotplug");
+	int last = (int)sysconf(_SC_NPROCESSORS_CONF) - 1;
 	char *page = (char *)(REGION_BASE + w->tid * THREAD_STRIDE);
 	int partner = w->tid ^ 1, odd = w->tid & 1;
 	_Atomic uint32_t *seq = &pairs[w->tid / 2].seq;
@@ -76,6 +91,11 @@ static void run(struct worker *w)
 			hand_over(seq, 2 * i + odd + 1);
 		}
 		w->ops++;
+		if (w->tid == 0 && hotplug && last > 0 && i % (iters / hotplug + 1) == iters / (2 * hotplug)) {
+			set_online(last, 0);	/* its cached deltas and review queue move */
+			set_online(last, 1);
+			w->extra++;
+		}
 	}
 	/* The mm must still be ours after thousands of trips through idle. */
 	check_page(w, page, (uintptr_t)page, 0);
@@ -86,6 +106,7 @@ const struct workload workload = {
 	.name = "lazymm",
 	.summary = "thread pairs ping-pong through futexes so every CPU borrows the process mm lazily",
 	.ops_unit = "round trip",
+	.extra_name = "hotplug_cycles",
 	.params = params,
 	.run = run,
 };

@@ -15,7 +15,10 @@ CASES = ["--kernel-arg", "kunit.enable=1", "--kernel-arg", "kunit.filter_glob=re
          "--workload", "refcount,lazymm", "--kernel-variant", ",".join(VARIANTS),
          "--param", "refcount.iters=20000", "--param", "refcount.chunk=5000",
          # 100 sleeps of 1 ms: at least 100 ms per case, ten epochs, on every kernel
-         "--param", "lazymm.iters=100", "--param", "lazymm.sleep_ns=1000000"]
+         "--param", "lazymm.iters=100", "--param", "lazymm.sleep_ns=1000000",
+         # take the last CPU offline and back during each lazymm case: refcache_cpu_dead() moves
+         # its cached deltas and review queue while Refcache-counted mms are in use
+         "--param", "lazymm.hotplug=3"]
 KUNIT_CASES = {"refcache_exact_count", "refcache_zero_bound", "refcache_dirty_zero",
                "refcache_weakref_race", "refcache_no_leak"}
 
@@ -56,6 +59,7 @@ def _check(rows, manifest):
     totals = rows[("percpu-ref", "lazymm")]["refcache_totals"]
     assert totals["queued"] == totals["freed"] + totals["revived"], totals
     assert totals["freed"] >= 512 + 2, totals   # KUnit's no-leak objects, and mms
+    assert all(rows[(v, "lazymm")]["hotplug_cycles"] == 3 for v in VARIANTS)
 
 
 @pytest.mark.parametrize("flavor", ["normal", "debug"])
