@@ -73,6 +73,8 @@ static void run(struct worker *w)
 	int partner = w->tid ^ 1, odd = w->tid & 1;
 	_Atomic uint32_t *seq = &pairs[w->tid / 2].seq;
 
+	if (hotplug < 0 || hotplug > iters)
+		die("hotplug=%lld: must be 0..iters", hotplug);
 	if (mmap(page, PAGE_SIZE, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != page)
 		die("thread %d: mmap: %s", w->tid, strerror(errno));
@@ -91,7 +93,8 @@ static void run(struct worker *w)
 			hand_over(seq, 2 * i + odd + 1);
 		}
 		w->ops++;
-		if (w->tid == 0 && hotplug && last > 0 && i % (iters / hotplug + 1) == iters / (2 * hotplug)) {
+		/* exactly `hotplug` cycles, spread evenly over the run */
+		if (w->tid == 0 && last > 0 && (i + 1) * hotplug / iters != i * hotplug / iters) {
 			set_online(last, 0);	/* its cached deltas and review queue move */
 			set_online(last, 1);
 			w->extra++;

@@ -179,6 +179,8 @@ def test_roi_dumps_of_a_real_boot_once_run():
     for s, d in zip(roi, dumps):
         assert s["cores_in_stats"] == 8
         assert 0 < s["roi_insts"] < s["sim_insts"]
+        assert s["host_inst_rate"] == pytest.approx(s["roi_insts"] / s["host_seconds"])
+        assert s["host_inst_rate"] < d["hostInstRate"]   # gem5's divides the cumulative simInsts
         # ROI cycles at the 3 GHz board clock (a period of 333 ticks).
         assert s["roi_cycles"] == pytest.approx(s["sim_ticks"] * 3e9 / 1e12, rel=0.002)
     by = {(r["kernel_variant"], r["workload"]): s for r, s in zip(rows, roi)}

@@ -24,8 +24,6 @@ VARIANTS = {
 COUNTER = {"refcache": "refcache", "percpu-ref": "percpu"}
 # Values an unpatched kernel satisfies by lacking the switch.
 UPSTREAM_VALUES = set(_UPSTREAM.values())
-# Variants whose switches a kernel without the vmscale patches still satisfies.
-STOCK_COMPATIBLE = {"stock"}
 
 
 def sysctls(variant: str) -> dict:

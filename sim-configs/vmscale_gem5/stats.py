@@ -76,22 +76,30 @@ def _sum_matching(stats: dict, pattern: str) -> float:
     return sum(vals) if vals else math.nan
 
 
+def _per_core(stats: dict, leaf: str) -> list:
+    """One value per core of the board's processor (simple, or switchable start/switch cores)."""
+    rx = re.compile(rf"board\.processor\.(cores|start|switch)\d*\.core\.{re.escape(leaf)}")
+    return [v for k, v in stats.items() if rx.fullmatch(k)]
+
+
 def summary(stats: dict, ops: float = None) -> dict:
     """The metrics vmscale reports for one dump (the ROI's, when the guest marked one).
 
     `ops`, the workload's operation count, turns counts into per-operation figures.
     """
     g = stats.get
-    cycles = [v for k, v in stats.items()
-              if re.fullmatch(r"board\.processor\.(cores|start|switch)\d*\.core\.numCycles", k)]
-    # simInsts/simOps count from the start of the simulation (stats.reset() does not clear
-    # them); the per-core commit counters are reset with the ROI, so ROI work comes from those.
-    insts = [v for k, v in stats.items()
-             if re.fullmatch(r"board\.processor\.(cores|start|switch)\d*\.core\.commitStats0\.numInsts", k)]
+    cycles = _per_core(stats, "numCycles")
+    # simInsts/simOps (and gem5's hostInstRate, simInsts / hostSeconds) count from the start
+    # of the simulation: stats.reset() does not clear them.  The per-core commit counters are
+    # reset with the ROI, so the ROI's instructions and host rate come from those.
+    insts = _per_core(stats, "commitStats0.numInsts")
+    roi_insts = sum(insts) if insts else math.nan
+    host_s = g("hostSeconds")
     out = {
         "sim_ticks": g("simTicks"), "sim_seconds": g("simSeconds"), "sim_insts": g("simInsts"),
-        "roi_insts": sum(insts) if insts else math.nan,
-        "sim_ops": g("simOps"), "host_seconds": g("hostSeconds"), "host_inst_rate": g("hostInstRate"),
+        "roi_insts": roi_insts,
+        "sim_ops": g("simOps"), "host_seconds": host_s,
+        "host_inst_rate": roi_insts / host_s if insts and host_s else g("hostInstRate"),
         "sim_freq": g("simFreq"),
         # numCycles can include idle time from before a stats reset (counted lazily on
         # wake-up), so ROI cycles come from simTicks and the board's clock period.

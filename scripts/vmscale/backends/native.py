@@ -17,12 +17,18 @@ def max_cores() -> int:
     return len(os.sched_getaffinity(0))
 
 
+def _usable(path: str, value: str) -> bool:
+    """False when the host lacks a switch whose value an unpatched kernel does not give."""
+    if value not in variants.UPSTREAM_VALUES and not (Path("/proc/sys") / path).exists():
+        raise VmscaleError(f"this host's kernel has no /proc/sys/{path}",
+                           "boot the vmscale kernel on this host, or use --kernel-variant stock")
+    return (Path("/proc/sys") / path).exists()
+
+
 def check_sysctls(sysctls: dict):
     """Fail before the run when this host cannot select the variant."""
     for path, value in sysctls.items():
-        if value not in variants.UPSTREAM_VALUES and not (Path("/proc/sys") / path).exists():
-            raise VmscaleError(f"this host's kernel has no /proc/sys/{path}",
-                               "boot the vmscale kernel on this host, or use --kernel-variant stock")
+        _usable(path, value)
 
 
 def _set_sysctls(sysctls: dict) -> dict:
@@ -30,11 +36,8 @@ def _set_sysctls(sysctls: dict) -> dict:
     old = {}
     for path, value in sysctls.items():
         f = Path("/proc/sys") / path
-        if not f.exists():
-            if value in variants.UPSTREAM_VALUES:
-                continue
-            raise VmscaleError(f"this host's kernel has no /proc/sys/{path}",
-                               "boot the vmscale kernel on this host, or use --kernel-variant stock")
+        if not _usable(path, value):
+            continue
         old[path] = f.read_text().strip()
         try:
             f.write_text(value)
