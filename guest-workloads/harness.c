@@ -283,7 +283,13 @@ static const char *const vmstat_keys[] = {
 	/* from /proc/refcache, prefixed */
 	"refcache_epoch", "refcache_conflict_evictions", "refcache_flush_evictions",
 	"refcache_queued", "refcache_dirty_requeues", "refcache_weak_requeues",
-	"refcache_revived", "refcache_freed", NULL
+	"refcache_revived", "refcache_freed",
+	/* from /proc/vmscale_radix (the RadixVM region), prefixed */
+	"radix_regions", "radix_regions_freed", "radix_mmap", "radix_munmap",
+	"radix_mprotect", "radix_dontneed", "radix_faults", "radix_tlb_flushes",
+	"radix_nodes_allocated", "radix_nodes_freed", "radix_pages_mapped",
+	"radix_pages_unmapped", "radix_descs_allocated", "radix_descs_freed",
+	"radix_shares_allocated", "radix_shares_freed", NULL
 };
 #define NKEYS (sizeof(vmstat_keys) / sizeof(vmstat_keys[0]) - 1)
 
@@ -304,13 +310,28 @@ static void read_counters(const char *path, const char *prefix, long long *out)
 	fclose(f);
 }
 
-/* Reads the keys above from /proc/vmstat and /proc/refcache; -1 for a key the kernel lacks. */
+/* Reads the keys above from /proc/vmstat, /proc/refcache and /proc/vmscale_radix; -1 if absent. */
 static void read_vmstat(long long *out)
 {
 	for (size_t i = 0; i < NKEYS; i++)
 		out[i] = -1;
 	read_counters("/proc/vmstat", "", out);
 	read_counters("/proc/refcache", "refcache_", out);
+	read_counters("/proc/vmscale_radix", "radix_", out);
+}
+
+/* Prints `},"<prefix>_totals":{...` from the keys named <prefix>_*. */
+static void print_totals(const char *prefix, const long long *after)
+{
+	size_t n = strlen(prefix);
+	int first = 1;
+
+	printf("},\"%s_totals\":{", prefix);
+	for (size_t i = 0; i < NKEYS; i++)
+		if (after[i] >= 0 && !strncmp(vmstat_keys[i], prefix, n) && vmstat_keys[i][n] == '_') {
+			printf("%s\"%s\":%lld", first ? "" : ",", vmstat_keys[i] + n + 1, after[i]);
+			first = 0;
+		}
 }
 
 /* --- workers ----------------------------------------------------------- */
@@ -394,14 +415,12 @@ static void print_result(long long *before, long long *after, struct rusage *ru0
 			       after[i] - before[i]);
 			first = 0;
 		}
-	/* Refcache's running totals: at quiescence queued == freed + revived (nothing leaked). */
-	printf("},\"refcache_totals\":{");
-	first = 1;
-	for (size_t i = 0; i < NKEYS; i++)
-		if (after[i] >= 0 && !strncmp(vmstat_keys[i], "refcache_", 9)) {
-			printf("%s\"%s\":%lld", first ? "" : ",", vmstat_keys[i] + 9, after[i]);
-			first = 0;
-		}
+	/*
+	 * Running totals: at quiescence Refcache's queued == freed + revived, and the
+	 * RadixVM region's allocated == freed for every object kind (nothing leaked).
+	 */
+	print_totals("refcache", after);
+	print_totals("radix", after);
 	printf("},\"thread_cycles\":[");
 	for (int i = 0; i < nthreads; i++)
 		printf("%s%llu", i ? "," : "", (unsigned long long)workers[i].cycles);

@@ -32,6 +32,7 @@ static const struct param params[] = {
 	{ "slots", "32", "slots in the arena" },
 	{ "slot_pages", "8", "pages per slot" },
 	{ "mutators", "0", "threads that change mappings (0: a quarter, at least 1)" },
+	{ "mremap", "1", "1: mutators also mremap (0 for the RadixVM region, which refuses it)" },
 	{ NULL }
 };
 
@@ -122,7 +123,7 @@ static void fail(struct worker *w, const char *what, int slot, long page)
 
 static void mutate(struct worker *w)
 {
-	int a = xorshift(&w->rng) % nslots, op = xorshift(&w->rng) % 5;
+	int a = xorshift(&w->rng) % nslots, op = xorshift(&w->rng) % (param_int("mremap") ? 5 : 4);
 	char *p = slot_addr(a);
 
 	if (op == 4) {		/* mremap a's pages onto another slot b */

@@ -26,3 +26,15 @@ def test_counter_follows_the_variant(workloads_built):
 def test_unknown_variant_is_refused():
     with pytest.raises(VmscaleError, match="unknown kernel variant 'radix'"):
         variants.counter("radix")
+
+
+def test_radixvm_variants_turn_off_mremap_in_stress(workloads_built):
+    cases = runner.plan(["stress", "local"], ["stock", "radixvm", "radixvm-atomic"], 4, [])
+    got = {(c.variant, c.workload): c.args.get("mremap") for c in cases}
+    assert got == {("stock", "stress"): None, ("radixvm", "stress"): "0",
+                   ("radixvm-atomic", "stress"): "0", ("stock", "local"): None,
+                   ("radixvm", "local"): None, ("radixvm-atomic", "local"): None}
+    assert variants.sysctls("radixvm")["vm/vmscale_radix_share"] == "refcache"
+    assert variants.sysctls("radixvm-atomic")["vm/vmscale_radix_share"] == "atomic"
+    fixed = runner.plan(["stress"], ["radixvm"], 4, ["stress.mremap=1"])
+    assert fixed[0].args["mremap"] == "1"

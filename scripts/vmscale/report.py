@@ -26,6 +26,7 @@ TWINS = {
     "fault": "Bonsai Figures 16-18 (page-fault microbenchmark)", "pagecache": "Piggin, lockless pagecache lookups",
     "refcount": "RadixVM Figure 8 (shared counter vs Refcache; percpu_ref for SNZI)",
     "lazymm": "Refcache's first kernel user: lazy-TLB mm_count",
+    "footprint": "RadixVM Table 2 (radix tree vs VMA tree memory)",
 }
 RUBY_METRICS = [("gem5.l1_inv_per_op", "L1 invalidations per op"),
                 ("gem5.l1_fwd_getx_per_op", "forwarded GETX per op"),

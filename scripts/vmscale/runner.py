@@ -34,9 +34,10 @@ def plan(workload_names, variant_names, cores, params) -> list:
         sysctls = variants.sysctls(variant)
         for w in workload_names:
             args = {"threads": cores, **per[w]}
-            if "counter" in workloads.describe(w)["params"]:
-                # The variant names the counting design unless the user fixed one.
-                args.setdefault("counter", variants.counter(variant))
+            have = workloads.describe(w)["params"]
+            for name, value in variants.implied_params(variant).items():
+                if name in have:   # the variant decides unless the user fixed it
+                    args.setdefault(name, value)
             cases.append(guest_script.Case(len(cases) + 1, w, variant, args, sysctls))
     return cases
 

@@ -7,7 +7,8 @@ their kernel patches land.
 
 from vmscale.errors import VmscaleError
 
-_UPSTREAM = {"vm/vmscale_fault": "stock", "vm/vmscale_lazy_mm": "atomic"}
+_UPSTREAM = {"vm/vmscale_fault": "stock", "vm/vmscale_lazy_mm": "atomic",
+             "vm/vmscale_as": "stock", "vm/vmscale_radix_share": "atomic"}
 
 VARIANTS = {
     # name: {sysctl path under /proc/sys: value}; every variant sets every switch, since
@@ -19,6 +20,10 @@ VARIANTS = {
     "refcache": {**_UPSTREAM, "vm/vmscale_lazy_mm": "refcache"},
     # The kernel's percpu_ref as the counting benchmark's counter (mm counting as stock).
     "percpu-ref": dict(_UPSTREAM),
+    # RadixVM (issue 8): private anonymous memory in the radix-tree region; mappings of a
+    # shared page counted with Refcache, or (radixvm-atomic) with the page's refcount.
+    "radixvm": {**_UPSTREAM, "vm/vmscale_as": "radixvm", "vm/vmscale_radix_share": "refcache"},
+    "radixvm-atomic": {**_UPSTREAM, "vm/vmscale_as": "radixvm"},
 }
 # The counter the `refcount` workload uses under each variant (RadixVM Figure 8).
 COUNTER = {"refcache": "refcache", "percpu-ref": "percpu"}
@@ -37,3 +42,17 @@ def counter(variant: str) -> str:
     """The refcount workload's counter under this variant."""
     sysctls(variant)
     return COUNTER.get(variant, "atomic")
+
+
+def radixvm(variant: str) -> bool:
+    return sysctls(variant)["vm/vmscale_as"] == "radixvm"
+
+
+def implied_params(variant: str) -> dict:
+    """Workload parameters a variant sets unless the user fixed them (applied to workloads
+    that have them): the counting design, and no mremap inside the RadixVM region, which
+    refuses it (mappings there are not VMAs)."""
+    implied = {"counter": counter(variant)}
+    if radixvm(variant):
+        implied["mremap"] = "0"
+    return implied
