@@ -1,0 +1,1 @@
+/work/gem5-v24/build/X86/gem5.opt -d /work/gem5-exp/build2/checkpoints/8c-e9302f7c9ee1b54c.partial/m5out /work/main/sim-configs/vmscale_fs.py --kernel /work/gem5-exp/build2/kernel/normal/vmlinux --disk /work/gem5-exp/build2/image/vmscale.img --mode checkpoint --cpu atomic --checkpoint-dir /work/gem5-exp/build2/checkpoints/8c-e9302f7c9ee1b54c.partial/cpt --cores 8
