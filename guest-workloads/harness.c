@@ -289,7 +289,11 @@ static const char *const vmstat_keys[] = {
 	"radix_mprotect", "radix_dontneed", "radix_faults", "radix_tlb_flushes",
 	"radix_nodes_allocated", "radix_nodes_freed", "radix_pages_mapped",
 	"radix_pages_unmapped", "radix_descs_allocated", "radix_descs_freed",
-	"radix_shares_allocated", "radix_shares_freed", NULL
+	"radix_shares_allocated", "radix_shares_freed",
+	/* targeted shootdowns (per-core page tables) and their page tables */
+	"radix_shootdowns", "radix_shootdown_targets", "radix_shootdown_cycles",
+	"radix_local_flushes", "radix_pgds_allocated", "radix_pgds_freed",
+	"radix_pte_pages_freed", NULL
 };
 #define NKEYS (sizeof(vmstat_keys) / sizeof(vmstat_keys[0]) - 1)
 

@@ -38,3 +38,12 @@ def test_radixvm_variants_turn_off_mremap_in_stress(workloads_built):
     assert variants.sysctls("radixvm-atomic")["vm/vmscale_radix_share"] == "atomic"
     fixed = runner.plan(["stress"], ["radixvm"], 4, ["stress.mremap=1"])
     assert fixed[0].args["mremap"] == "1"
+
+
+def test_page_table_mode_is_set_by_every_variant(workloads_built):
+    # cases of one boot run in sequence, so every variant must set the switch back
+    for name in variants.VARIANTS:
+        want = "percore" if name == "radixvm-percore" else "shared"
+        assert variants.sysctls(name)["vm/vmscale_radix_pt"] == want, name
+    case = runner.plan(["stress"], ["radixvm-percore"], 4, [])[0]
+    assert case.args["mremap"] == "0" and variants.radixvm("radixvm-percore")

@@ -8,7 +8,8 @@ their kernel patches land.
 from vmscale.errors import VmscaleError
 
 _UPSTREAM = {"vm/vmscale_fault": "stock", "vm/vmscale_lazy_mm": "atomic",
-             "vm/vmscale_as": "stock", "vm/vmscale_radix_share": "atomic"}
+             "vm/vmscale_as": "stock", "vm/vmscale_radix_share": "atomic",
+             "vm/vmscale_radix_pt": "shared"}
 
 VARIANTS = {
     # name: {sysctl path under /proc/sys: value}; every variant sets every switch, since
@@ -24,6 +25,10 @@ VARIANTS = {
     # shared page counted with Refcache, or (radixvm-atomic) with the page's refcount.
     "radixvm": {**_UPSTREAM, "vm/vmscale_as": "radixvm", "vm/vmscale_radix_share": "refcache"},
     "radixvm-atomic": {**_UPSTREAM, "vm/vmscale_as": "radixvm"},
+    # RadixVM with per-core page tables (issue 9): each CPU maps the region in its own
+    # tables, so munmap shoots down only the CPUs that faulted the pages in.
+    "radixvm-percore": {**_UPSTREAM, "vm/vmscale_as": "radixvm", "vm/vmscale_radix_share": "refcache",
+                        "vm/vmscale_radix_pt": "percore"},
 }
 # The counter the `refcount` workload uses under each variant (RadixVM Figure 8).
 COUNTER = {"refcache": "refcache", "percpu-ref": "percpu"}

@@ -13,7 +13,7 @@ from vmscale import paths
 from vmscale.errors import VmscaleError
 
 NAMES = ["local", "pipeline", "global", "pageshare", "fault", "pagecache", "stress", "selftests",
-         "metis", "psearchy", "dedup", "refcount", "lazymm", "footprint", "vmapi"]
+         "metis", "psearchy", "dedup", "refcount", "lazymm", "footprint", "vmapi", "tlbstale"]
 APPLICATIONS = ["metis", "psearchy", "dedup"]
 # Workloads that drive a vmscale kernel interface, which a host kernel may lack.
 KERNEL_INTERFACES = {"refcount": "/proc/refcache_bench"}
