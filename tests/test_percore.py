@@ -12,7 +12,8 @@ from conftest import vmscale
 
 pytestmark = pytest.mark.qemu
 PARAMS = ["tlbstale.iters=3000", "stress.iters=2000", "local.iters=300", "pipeline.iters=200",
-          "global.iters=4", "lazymm.iters=100", "lazymm.sleep_ns=1000000"]
+          "global.iters=4", "lazymm.iters=100", "lazymm.sleep_ns=1000000",
+          "selftests.tests=map_fixed_noreplace"]
 # Each kind of object the region allocates, and the counter of its frees (per-core: the
 # top-level copies too).
 FREED = {"pages_mapped": "pages_unmapped", "nodes_allocated": "nodes_freed",
@@ -57,8 +58,10 @@ def _check_no_leak(rows, last):
 def test_percore_8_vcpus(qemu_ready, tmp_path):
     variants = ["radixvm-percore", "radixvm", "stock"]
     rows = _run("normal", 8, tmp_path / "n8", variants,
-                ["tlbstale", "stress", "local", "pipeline", "global", "lazymm"])
+                ["tlbstale", "stress", "local", "pipeline", "global", "selftests", "lazymm"])
     _check_stale(rows, 8)
+    # the kernel's MAP_FIXED_NOREPLACE selftest passes on the region with per-core tables
+    assert rows[("radixvm-percore", "selftests")]["exit_codes"] == {"map_fixed_noreplace": 0}
     for v in variants:
         assert rows[(v, "tlbstale")]["ops"] > 0
     # local: thread-private memory.  Per-core tables: every munmap flushed only its own CPU,
