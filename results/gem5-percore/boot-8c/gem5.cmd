@@ -1,0 +1,1 @@
+/work/gem5-v24/build/X86/gem5.opt -d /work/gem5-exp/build3/checkpoints/8c-510ecb416f24f433.partial/m5out /work/main/sim-configs/vmscale_fs.py --kernel /work/main/build/kernel/normal/vmlinux --disk /work/gem5-exp/build3/image/vmscale.img --mode checkpoint --cpu atomic --checkpoint-dir /work/gem5-exp/build3/checkpoints/8c-510ecb416f24f433.partial/cpt --cores 8
