@@ -1,0 +1,1 @@
+/work/gem5-v24/build/X86/gem5.opt -d /work/gem5-exp/build3/checkpoints/16c-184d6249ebf2b4ca.partial/m5out /work/main/sim-configs/vmscale_fs.py --kernel /work/main/build/kernel/normal/vmlinux --disk /work/gem5-exp/build3/image/vmscale.img --mode checkpoint --cpu atomic --checkpoint-dir /work/gem5-exp/build3/checkpoints/16c-184d6249ebf2b4ca.partial/cpt --cores 16
