@@ -8,6 +8,7 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -159,6 +160,27 @@ static void inject_corruption(uint64_t *word)
 		die("inject: cannot write /proc/self/mem: %s", strerror(errno));
 	close(fd);
 	fprintf(stderr, "%s: injected a corrupt word at %p\n", workload.name, (void *)word);
+}
+
+__thread sigjmp_buf segv_jmp;
+__thread volatile int segv_armed;
+
+static void on_segv(int sig, siginfo_t *si, void *uc)
+{
+	(void)si; (void)uc;
+	if (!segv_armed) {
+		signal(sig, SIG_DFL);
+		return;		/* a real crash: let it happen */
+	}
+	segv_armed = 0;
+	siglongjmp(segv_jmp, 1);
+}
+
+void segv_catch_init(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_segv, .sa_flags = SA_SIGINFO | SA_NODEFER };
+
+	sigaction(SIGSEGV, &sa, NULL);
 }
 
 int inject_take(void)

@@ -11,6 +11,7 @@
 #ifndef VMSCALE_HARNESS_H
 #define VMSCALE_HARNESS_H
 
+#include <setjmp.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -71,6 +72,16 @@ uint64_t touch_fresh_page(struct worker *w, void *page);
 
 /* True exactly once when inject=1: the caller corrupts something on purpose. */
 int inject_take(void);
+
+/*
+ * Probing memory that may be unmapped: after segv_catch_init(), a thread sets
+ * segv_armed = 1, then `if (!sigsetjmp(segv_jmp, 1)) { access }`, then
+ * segv_armed = 0; a SIGSEGV while armed returns from sigsetjmp with 1.  A
+ * SIGSEGV while unarmed is a real crash and stays fatal.
+ */
+extern __thread sigjmp_buf segv_jmp;
+extern __thread volatile int segv_armed;
+void segv_catch_init(void);
 
 /* All workers meet here (a spinning, sense-reversing barrier). */
 void barrier_wait(void);

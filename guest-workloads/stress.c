@@ -19,8 +19,6 @@
 #include "harness.h"
 
 #include <errno.h>
-#include <setjmp.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,20 +46,6 @@ static int nslots, nmut;
 static size_t slot_bytes;
 static char *const arena = (char *)(REGION_BASE + 512 * THREAD_STRIDE);
 
-static __thread sigjmp_buf segv_jmp;
-static __thread volatile int segv_armed;
-
-static void on_segv(int sig, siginfo_t *si, void *uc)
-{
-	(void)si; (void)uc;
-	if (!segv_armed) {
-		signal(sig, SIG_DFL);
-		return;		/* a real crash: let it happen */
-	}
-	segv_armed = 0;
-	siglongjmp(segv_jmp, 1);
-}
-
 static char *slot_addr(int i)
 {
 	return arena + (size_t)i * slot_bytes;
@@ -80,8 +64,6 @@ static int value_ok(uint64_t v, int page, int word)
 
 static int setup(int n)
 {
-	struct sigaction sa = { .sa_sigaction = on_segv, .sa_flags = SA_SIGINFO | SA_NODEFER };
-
 	nslots = param_int("slots");
 	slot_bytes = param_int("slot_pages") * PAGE_SIZE;
 	nmut = param_int("mutators") ? param_int("mutators") : (n / 4 ? n / 4 : 1);
@@ -91,7 +73,7 @@ static int setup(int n)
 		die("stress needs threads >= 2 and mutators < threads");
 	if (n > 4095)
 		die("at most 4095 threads");
-	sigaction(SIGSEGV, &sa, NULL);
+	segv_catch_init();
 	for (int i = 0; i < nslots; i++) {
 		if (mmap(slot_addr(i), slot_bytes, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != slot_addr(i))

@@ -21,7 +21,6 @@
 
 #include <errno.h>
 #include <sched.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -50,23 +49,10 @@ static struct slot {
 static int nslots, ncpus;
 static size_t slot_bytes;
 static atomic_int touchers_left;
+static int frozen;		/* inject: the planted page stays mapped until the end */
 static pid_t helpers[64];
 static int nhelpers;
 static char *const arena = (char *)(REGION_BASE + 768 * THREAD_STRIDE);
-
-static __thread sigjmp_buf segv_jmp;
-static __thread volatile int segv_armed;
-
-static void on_segv(int sig, siginfo_t *si, void *uc)
-{
-	(void)si; (void)uc;
-	if (!segv_armed) {
-		signal(sig, SIG_DFL);
-		return;		/* a real crash: let it happen */
-	}
-	segv_armed = 0;
-	siglongjmp(segv_jmp, 1);
-}
 
 static char *slot_addr(int i)
 {
@@ -123,8 +109,6 @@ static void helper(int i)
 
 static int setup(int n)
 {
-	struct sigaction sa = { .sa_sigaction = on_segv, .sa_flags = SA_SIGINFO | SA_NODEFER };
-
 	nslots = param_int("slots");
 	slot_bytes = param_int("slot_pages") * PAGE_SIZE;
 	ncpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -135,7 +119,7 @@ static int setup(int n)
 		die("tlbstale needs 2..%d threads", SCRATCH_WORDS + 1);
 	if (nhelpers < 0 || nhelpers > 64)
 		die("procs must be 0..64");
-	sigaction(SIGSEGV, &sa, NULL);
+	segv_catch_init();
 	for (int i = 0; i < nslots; i++) {
 		if (mmap(slot_addr(i), slot_bytes, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != slot_addr(i))
@@ -183,8 +167,10 @@ static void remap(struct worker *w)
 		die("mmap: %s", strerror(errno));
 	slots[s].gen++;
 	fill(p, slots[s].gen);
-	if (inject_take())	/* an old generation, as a stale page would show */
+	if (inject_take()) {	/* an old generation, as a stale page would show */
 		((uint64_t *)p)[SCRATCH_WORDS] = word_value((uint64_t *)p, SCRATCH_WORDS, slots[s].gen - 1);
+		frozen = 1;
+	}
 	slots[s].mapped = 1;
 	atomic_fetch_add(&slots[s].seq, 1);
 	w->extra++;
@@ -228,8 +214,12 @@ static void run(struct worker *w)
 	long long iters = param_int("iters"), migrate = param_int("migrate");
 
 	if (w->tid == 0) {
-		while (atomic_load(&touchers_left) > 0)
-			remap(w);
+		while (atomic_load(&touchers_left) > 0) {
+			if (frozen)
+				__builtin_ia32_pause();
+			else
+				remap(w);
+		}
 		return;
 	}
 	for (long long i = 0; i < iters; i++) {

@@ -53,6 +53,18 @@ def test_injected_corruption_is_caught_natively(workloads_built, runs):
     assert all(not row["ok"] and row["errors"] >= 1 for row in rows)
 
 
+def test_stale_contents_are_caught_natively(workloads_built, runs):
+    # tlbstale's check: the mapper plants a word of the previous generation (what a stale
+    # TLB entry would show) in the one page, and keeps it mapped; the toucher must report it
+    r = vmscale("run", "--backend", "native", "--cores", CORES, "--workload", "tlbstale", "--param", "inject=1",
+                "--param", "slots=1", "--param", "slot_pages=1", "--param", "iters=200", "--param", "procs=0",
+                "--out", runs / "stale")
+    assert r.returncode == 1
+    assert "tlbstale: content verification failed" in r.stderr
+    row = json.loads((runs / "stale" / "results.jsonl").read_text())
+    assert not row["ok"] and row["errors"] >= 1 and row["remaps"] >= 1
+
+
 @pytest.mark.parametrize("args, message", [
     (["--workload", "nosuch"], "unknown workload 'nosuch'"),
     (["--workload", "local", "--param", "bogus=1"], "unknown parameter 'bogus'"),
