@@ -1,5 +1,6 @@
 """Shared fixtures: real builds (SCons), real runs; nothing mocked."""
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -9,6 +10,50 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def _die_with_parent():
+    import ctypes
+    import signal
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+@contextlib.contextmanager
+def busy_loops(n: int, nice: int = 0):
+    """n processes that each keep a host CPU busy (a competing load), stopped on exit."""
+    procs = [subprocess.Popen(["nice", "-n", str(nice), "sh", "-c", "while :; do :; done"],
+                              preexec_fn=_die_with_parent) for _ in range(n)]
+    try:
+        yield procs
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+
+
+def pytest_addoption(parser):
+    parser.addoption("--competing-load", type=int, default=int(os.environ.get("VMSCALE_TEST_LOAD") or 0),
+                     metavar="N", help="run the whole session beside N busy loops, as on a shared machine "
+                                       "(default: $VMSCALE_TEST_LOAD or 0)")
+
+
+def pytest_report_header(config):
+    n = config.getoption("--competing-load")
+    return [f"vmscale: competing load of {n} busy loop(s) on {len(os.sched_getaffinity(0))} host CPUs"
+            if n else "vmscale: no competing load (--competing-load N or VMSCALE_TEST_LOAD=N to add one)"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def competing_load(request):
+    n = request.config.getoption("--competing-load")
+    with busy_loops(n):
+        yield n
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    n = config.getoption("--competing-load")
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    terminalreporter.write_line(f"vmscale: competing load {n} busy loop(s); load average now {load}")
 
 
 def vmscale(*args, env=None, check=False, timeout=3600):

@@ -12,7 +12,7 @@ from vmscale import workloads
 CORES = min(2, len(os.sched_getaffinity(0)))
 SMALL = ["iters=20", "global.iters=3", "fault.iters=2", "fault.pages=16", "stress.iters=500"]
 # The kernel selftests test the kernel they run on: they run in the guest (test_qemu_stress.py).
-NATIVE = [w for w in workloads.NAMES if w != "selftests" and
+NATIVE = [w for w in workloads.NAMES if w not in workloads.CHECKS and
           os.path.exists(workloads.KERNEL_INTERFACES.get(w, "/"))]
 
 
@@ -20,7 +20,7 @@ def test_describe_is_the_parameter_source(workloads_built):
     for name in workloads.NAMES:
         d = workloads.describe(name)
         assert d["name"] == name and "threads" in d["params"]
-        fixed_work = "iters" in d["params"] or name == "selftests" or name in workloads.APPLICATIONS
+        fixed_work = "iters" in d["params"] or name in workloads.CHECKS or name in workloads.APPLICATIONS
         assert fixed_work and d["summary"] and d["ops_unit"]
 
 

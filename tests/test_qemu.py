@@ -15,8 +15,8 @@ from vmscale import workloads
 pytestmark = pytest.mark.qemu
 SMALL = ["iters=10", "global.iters=2", "fault.iters=2", "fault.pages=16", "pagecache.iters=20", "stress.iters=400"]
 VARIANTS = ["stock", "rwlock", "rcu"]
-# The kernel selftests (test_qemu_stress.py) and the applications (test_apps.py) have boots of their own.
-WORKLOADS = [w for w in workloads.NAMES if w != "selftests" and w not in workloads.APPLICATIONS]
+# The checks (test_qemu_stress.py, test_watchdogs.py) and the applications (test_apps.py) have boots of their own.
+WORKLOADS = [w for w in workloads.NAMES if w not in workloads.CHECKS and w not in workloads.APPLICATIONS]
 
 
 def _rows(run_dir):

@@ -1,6 +1,7 @@
 """The `vmscale` command line."""
 
 import argparse
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -56,13 +57,18 @@ def cmd_run(a):
     final, rows, failures = runner.run(
         backend=a.backend, cores=a.cores, workload_names=_csv(a.workload),
         variant_names=_csv(a.kernel_variant), params=a.param, flavor=a.flavor, out=a.out,
-        timeout=a.timeout, memory=a.memory, gem5_opts=_gem5_opts(a.gem5), kernel_args=a.kernel_arg)
+        timeout=a.timeout, memory=a.memory, gem5_opts=_gem5_opts(a.gem5), kernel_args=a.kernel_arg,
+        watchdog_scale=a.watchdog_scale)
     for r in rows:
         status = "ok" if r["ok"] else f"FAILED: {r['failure']}"
         cpo = r.get("cycles_per_op")
         print(f"  {r['kernel_variant']:8} {r['workload']:10} {r['cores']:4}c  "
               f"{cpo if cpo is not None else '-':>12} cycles/op  {status}")
     print(f"run directory: {final}")
+    wd = json.loads((Path(final) / "manifest.json").read_text()).get("watchdogs")
+    if wd:
+        from vmscale import watchdogs
+        print(f"kernel detectors: {watchdogs.summary(wd)}")
     for f in failures:
         print(f"vmscale: {f}", file=sys.stderr)
     return 1 if failures else 0
@@ -88,7 +94,6 @@ def cmd_sweep(a):
               f"(of {st['total_jobs']}); points: {p['complete']} complete, {p['failed']} failed")
         failures = Path(a.sweep_dir) / "failures.jsonl"
         if failures.exists():
-            import json
             for line in failures.read_text().splitlines()[-10:]:
                 f = json.loads(line)
                 print(f"  failed {f['job']} ({f['cores']} cores): {f['reason']}")
@@ -184,6 +189,9 @@ def parser():
     r.add_argument("--memory", type=int, help="guest memory in MiB (qemu)")
     r.add_argument("--kernel-arg", action="append", default=[],
                    help="extra kernel command-line option (qemu), e.g. kunit.enable=1 (repeatable)")
+    r.add_argument("--watchdog-scale", type=float,
+                   help="multiply the kernel's stall/lockup/hung-task timeouts by this (qemu; default: "
+                        "2 x vCPUs per host CPU when oversubscribed, else 1)")
     r.add_argument("--gem5", action="append", default=[],
                    help="gem5 board option KEY=VALUE: cpu=timing|o3, topology=crossbar|mesh|ring|pt2pt, "
                         "network=simple|garnet, l2_banks, mem_channels, link_latency, ... (repeatable)")

@@ -21,6 +21,7 @@ KERNEL_PROBLEMS = [
     (re.compile(r"Unable to mount root fs|No working init found"), "root file system or /init not usable"),
     (re.compile(r"rcu: INFO: rcu_\w+ (self-)?detected stall"), "RCU stall"),
     (re.compile(r"soft lockup|hard LOCKUP"), "lockup"),
+    (re.compile(r"INFO: task \S+ blocked for more than \d+ seconds"), "hung task"),
 ]
 
 
@@ -46,6 +47,7 @@ class Console:
     cases: dict = field(default_factory=dict)
     problems: list = field(default_factory=list)   # (reason, line) anywhere in the log
     errors: list = field(default_factory=list)     # VMSCALE-ERROR lines from /init
+    watchdogs: dict = field(default_factory=dict)  # detector timeouts the guest reported
 
 
 def kernel_problems(line: str) -> list:
@@ -70,6 +72,9 @@ def parse(text: str) -> Console:
             m = re.search(r"VMSCALE-SCRIPT-BEGIN cpus=(\d+) kernel=(\S+)", line)
             if m:
                 con.booted_cpus, con.kernel_release = int(m.group(1)), m.group(2)
+        elif "VMSCALE-WATCHDOG " in line:
+            con.watchdogs = {k: v for k, v in re.findall(r"(\w+)=(\S+)", line.split("VMSCALE-WATCHDOG ", 1)[1])
+                             if v != "-"}
         elif "VMSCALE-SCRIPT-END" in line:
             con.script_ended = True
         elif "VMSCALE-HALT" in line:

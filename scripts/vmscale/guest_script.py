@@ -24,7 +24,12 @@ class Case:
 def render(cases: list) -> str:
     # The script reports the CPUs itself: after a gem5 restore, /init's boot line is not in the log.
     lines = ["#!/bin/sh", "# vmscale run script (generated)",
-             'echo "VMSCALE-SCRIPT-BEGIN cpus=$(nproc) kernel=$(uname -r)"']
+             'echo "VMSCALE-SCRIPT-BEGIN cpus=$(nproc) kernel=$(uname -r)"',
+             # The detector timeouts the kernel actually took (watchdogs.py chose them).
+             'wd() { [ -r "$1" ] && cat "$1" || echo -; }',
+             'echo "VMSCALE-WATCHDOG rcu_cpu_stall_timeout=$(wd /sys/module/rcupdate/parameters/rcu_cpu_stall_timeout)'
+             ' watchdog_thresh=$(wd /proc/sys/kernel/watchdog_thresh)'
+             ' hung_task_timeout_secs=$(wd /proc/sys/kernel/hung_task_timeout_secs)"']
     for c in cases:
         lines.append(f"echo 'VMSCALE-CASE-BEGIN {c.case_id} {c.variant} {c.workload}'")
         lines.append("rc=0")

@@ -79,6 +79,16 @@ def digest(parts) -> str:
     return h.hexdigest()
 
 
+def series_digest(patches: list) -> str:
+    return digest([p.name.encode() + p.read_bytes() for p in patches])
+
+
+def cache_key(source_sha256: str, series: str, flavor: str, fragment_texts: list, compiler: str) -> str:
+    """Everything a kernel build's output depends on: a built kernel is reused only when
+    the source, the series, the flavour's config fragments and the compiler are the same."""
+    return digest(["vmscale-kernel-cache-1", source_sha256, series, flavor, compiler] + fragment_texts)
+
+
 # --- I/O --------------------------------------------------------------------
 
 def resolve_source(source=None) -> Path:
@@ -133,7 +143,7 @@ def extract_source(tarball: Path) -> Path:
 def apply_series(tree: Path, patches: list) -> str:
     """Reset the tree to pristine and `git am` the series, unless it is already applied."""
     git = ["git", "-C", str(tree)] + GIT_ID
-    series = digest([p.name.encode() + p.read_bytes() for p in patches])
+    series = series_digest(patches)
     stamp = tree / ".git" / "vmscale-series"
     if not (tree / ".git").is_dir():
         print("kernel: recording the pristine tree in git ...", flush=True)
@@ -143,15 +153,28 @@ def apply_series(tree: Path, patches: list) -> str:
         _run(git + ["tag", "vmscale-base"])
     if stamp.is_file() and stamp.read_text() == series:
         return series
-    _run(git + ["reset", "-q", "--hard", "vmscale-base"])
+    # Keep the longest prefix of the series that is already applied, so that changing the
+    # last patch rewrites only its files (and make recompiles only what depends on them).
+    applied_path = tree / ".git" / "vmscale-applied"
+    applied = json.loads(applied_path.read_text()) if applied_path.is_file() else []
+    want = [series_digest([p]) for p in patches]
+    keep = 0
+    while keep < min(len(applied), len(want)) and applied[keep][0] == want[keep]:
+        keep += 1
+    applied = applied[:keep]
+    stamp.unlink(missing_ok=True)
+    applied_path.write_text(json.dumps(applied))
+    _run(git + ["reset", "-q", "--hard", applied[-1][1] if applied else "vmscale-base"])
     _run(git + ["clean", "-q", "-f", "-d", "-x", "-e", ".vmscale-source-sha256"])
-    for patch in patches:
+    for patch, d in zip(patches[keep:], want[keep:]):
         print(f"kernel: applying {patch.name}", flush=True)
         r = subprocess.run(git + ["am", "-q", "--3way", str(patch)], capture_output=True, text=True)
         if r.returncode:
             subprocess.run(git + ["am", "--abort"], capture_output=True)
             raise VmscaleError(f"{patch.name} does not apply to {tree.name}: {r.stdout.strip()} {r.stderr.strip()}",
                                "rebase the patch on this 6.12.y or use Debian's linux-source-6.12")
+        applied.append([d, _run(git + ["rev-parse", "HEAD"]).strip()])
+        applied_path.write_text(json.dumps(applied))
     stamp.write_text(series)
     return series
 
@@ -200,15 +223,89 @@ def make_kernel(tree: Path, out: Path, jobs: int):
     print(f"kernel: built in {time.time() - start:.0f} s", flush=True)
 
 
+# What a cached kernel keeps: what QEMU boots, what gem5 loads, and what the runner reads.
+CACHED_FILES = ["arch/x86/boot/bzImage", "vmlinux", ".config", "System.map"]
+
+
+def _compiler() -> str:
+    r = subprocess.run(["gcc", "--version"], capture_output=True, text=True)
+    return r.stdout.splitlines()[0] if r.returncode == 0 and r.stdout else "unknown"
+
+
+def _source_sha256(tarball: Path) -> str:
+    """The tarball's hash, remembered per (path, size, mtime) so a cache lookup is cheap."""
+    st = tarball.stat()
+    memo = paths.cache_dir() / "sources" / digest([tarball.resolve(), st.st_size, st.st_mtime_ns])[:24]
+    if memo.is_file():
+        return memo.read_text().strip()
+    sha = sha256_file(tarball)
+    atomic_write_text(memo, sha + "\n")
+    return sha
+
+
+def cache_restore(key: str, out: Path):
+    """Copy a cached build into `out` and return its manifest, or None on a miss.  A cached
+    entry whose files do not match the hashes it recorded is ignored (and rebuilt)."""
+    entry = paths.cache_dir() / "kernels" / key
+    man_path = entry / "manifest.json"
+    if not man_path.is_file() or not all((entry / f).is_file() for f in CACHED_FILES):
+        return None
+    manifest = json.loads(man_path.read_text())
+    if sha256_file(entry / "vmlinux") != manifest["vmlinux_sha256"] or \
+            sha256_file(entry / ".config") != manifest["config_sha256"]:
+        print(f"kernel: cache entry {entry} is corrupt; rebuilding", flush=True)
+        return None
+    for f in CACHED_FILES:
+        (out / f).parent.mkdir(parents=True, exist_ok=True)
+        tmp = out / f"{f}.vmscale-tmp"
+        shutil.copy2(entry / f, tmp)   # keeps the build's mtimes: make still sees newer sources
+        os.replace(tmp, out / f)
+    # The restored .config may belong to another series than the tree's objects: make the
+    # next real build reconfigure.
+    (out / ".vmscale-config-key").unlink(missing_ok=True)
+    manifest.update(vmlinux=str(out / "vmlinux"), bzImage=str(out / "arch/x86/boot/bzImage"),
+                    cache={"key": key, "entry": str(entry),
+                           "restored_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+    atomic_write_text(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
+    print(f"kernel: {manifest['flavor']} kernel reused from the cache ({entry})", flush=True)
+    return manifest
+
+
+def cache_store(key: str, out: Path, manifest: dict):
+    """Publish a finished build under its key (atomically: a reader never sees half an entry)."""
+    root = paths.cache_dir() / "kernels"
+    entry = root / key
+    if entry.exists():
+        return
+    tmp = root / f".{key}.{os.getpid()}"
+    try:
+        for f in CACHED_FILES:
+            (tmp / f).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(out / f, tmp / f)
+        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        os.rename(tmp, entry)
+    except OSError as e:   # a full disk or a race with another build: the cache is optional
+        print(f"kernel: not cached ({e})", flush=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def build_kernel(flavor="normal", source=None, jobs=None) -> dict:
-    """Build one flavour; return its manifest (also written to <out>/manifest.json)."""
+    """Build one flavour (or reuse the per-user cache); return its manifest (also written to
+    <out>/manifest.json)."""
     if flavor not in FLAVORS:
         raise VmscaleError(f"unknown kernel flavour {flavor!r}", f"use one of {', '.join(FLAVORS)}")
     tarball = resolve_source(source)
-    tree = extract_source(tarball)
     patches = series_files(paths.PATCH_DIR)
-    series = apply_series(tree, patches)
     out = paths.kernel_dir(flavor)
+    key = None
+    if paths.cache_enabled():
+        key = cache_key(_source_sha256(tarball), series_digest(patches), flavor,
+                        [(paths.CONFIG_DIR / f).read_text() for f in FLAVORS[flavor]], _compiler())
+        manifest = cache_restore(key, out)
+        if manifest:
+            return manifest
+    tree = extract_source(tarball)
+    series = apply_series(tree, patches)
     configure(tree, out, flavor, series)
     make_kernel(tree, out, jobs or os.cpu_count() or 1)
     release = _run(["make", "-s", "-C", str(tree), f"O={out}", "kernelrelease"]).strip().splitlines()[-1]
@@ -228,6 +325,8 @@ def build_kernel(flavor="normal", source=None, jobs=None) -> dict:
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     atomic_write_text(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
+    if key:
+        cache_store(key, out, manifest)
     return manifest
 
 

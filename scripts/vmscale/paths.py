@@ -16,6 +16,17 @@ def runs_dir() -> Path:
     return Path(os.environ.get("VMSCALE_RUNS", REPO / "runs")).resolve()
 
 
+def cache_dir() -> Path:
+    """Per-user cache of built kernels, shared by every clone on this machine;
+    VMSCALE_CACHE overrides (VMSCALE_CACHE=off disables it)."""
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(os.environ.get("VMSCALE_CACHE") or Path(base) / "vmscale").expanduser().resolve()
+
+
+def cache_enabled() -> bool:
+    return os.environ.get("VMSCALE_CACHE", "") != "off"
+
+
 def kernel_dir(flavor: str) -> Path:
     return build_dir() / "kernel" / flavor
 

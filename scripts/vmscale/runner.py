@@ -7,7 +7,7 @@ import subprocess
 import time
 
 from vmscale import console as consolelib
-from vmscale import guest_script, kernel, ktap, paths, variants, workloads
+from vmscale import guest_script, kernel, ktap, paths, variants, watchdogs, workloads
 from vmscale.backends import get_backend
 from vmscale.errors import VmscaleError
 from vmscale.rows import make_row
@@ -43,13 +43,19 @@ def plan(workload_names, variant_names, cores, params) -> list:
 
 
 def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), params=(),
-        flavor="normal", out=None, timeout=None, memory=None, gem5_opts=None, kernel_args=()) -> tuple:
+        flavor="normal", out=None, timeout=None, memory=None, gem5_opts=None, kernel_args=(),
+        watchdog_scale=None) -> tuple:
     """Returns (run directory, rows, failures)."""
     be = get_backend(backend)
     cases = plan(workload_names, variant_names, cores, params)
     if kernel_args and backend != "qemu":
         raise VmscaleError(f"--kernel-arg applies to QEMU boots only, not {backend}",
                            "gem5 boots once per checkpoint; native runs the host's kernel")
+    if watchdog_scale is not None and backend != "qemu":
+        raise VmscaleError(f"--watchdog-scale applies to QEMU boots only, not {backend}")
+    if watchdog_scale is not None and not watchdog_scale >= 1:
+        raise VmscaleError(f"--watchdog-scale {watchdog_scale}: must be at least 1",
+                           "1 keeps the kernel's default timeouts; omit it to scale with oversubscription")
     for arg in kernel_args:
         if not arg or any(c.isspace() for c in arg):
             raise VmscaleError(f"--kernel-arg {arg!r}: one KEY=VALUE word per option")
@@ -72,6 +78,7 @@ def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), para
             raise VmscaleError(f"guest image {paths.image_path()} is not built", "run `vmscale build image`")
         manifest.update(kernel=kman, image=json.loads(image_manifest.read_text()),
                         qemu_version=be.qemu_version())
+        watchdog = be.watchdog_plan(cores, paths.kernel_dir(flavor) / ".config", watchdog_scale)
     elif backend == "gem5":
         kman = kernel.load_manifest(flavor)
         if flavor != "normal":
@@ -98,7 +105,7 @@ def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), para
             text, info = be.boot(bzimage=kman["bzImage"], image=paths.image_path(),
                                  script_text=guest_script.render(cases), cores=cores, workdir=rd.path,
                                  timeout=timeout or be.default_timeout(cores, len(cases)), mem=memory,
-                                 extra_cmdline=kernel_args)
+                                 extra_cmdline=kernel_args, watchdog=watchdog)
         elif backend == "gem5":
             text, info, dumps = be.run(cases=cases, script_text=guest_script.render(cases), cores=cores,
                                        workdir=rd.path, kernel_manifest=kman, opts=gem5_opts or {},
@@ -146,6 +153,13 @@ def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), para
         failures += ktap.failures(kunit)
     elif any(a.startswith("kunit.enable=1") for a in kernel_args):
         failures.append("kunit.enable=1 was given but the console has no KUnit results")
+    if backend == "qemu":
+        # The timeouts are only what the guest took: a dropped parameter must not pass unseen.
+        manifest["watchdogs_seen"] = parsed.watchdogs
+        if not kernel_args:
+            bad = watchdogs.mismatches(watchdog, parsed.watchdogs)
+            if bad:
+                failures.append(f"the kernel did not take the detector timeouts: {', '.join(bad)}")
     if backend in ("qemu", "gem5") and parsed.booted_cpus != cores:
         failures.append(f"the guest brought up {parsed.booted_cpus} CPUs, not {cores}")
     final = rd.complete(manifest, rows)

@@ -13,10 +13,13 @@ from vmscale import paths
 from vmscale.errors import VmscaleError
 
 NAMES = ["local", "pipeline", "global", "pageshare", "fault", "pagecache", "stress", "selftests",
-         "metis", "psearchy", "dedup", "refcount", "lazymm", "footprint", "vmapi", "tlbstale"]
+         "metis", "psearchy", "dedup", "refcount", "lazymm", "footprint", "vmapi", "tlbstale", "stall"]
 APPLICATIONS = ["metis", "psearchy", "dedup"]
+# Checks rather than benchmarks: the kernel's own selftests, and a deliberate stall that
+# proves a run's stall detectors fire (it makes its run fail).
+CHECKS = ["selftests", "stall"]
 # Workloads that drive a vmscale kernel interface, which a host kernel may lack.
-KERNEL_INTERFACES = {"refcount": "/proc/refcache_bench"}
+KERNEL_INTERFACES = {"refcount": "/proc/refcache_bench", "stall": "/proc/sys/debug/vmscale_stall_ms"}
 # Parameters the runner sets itself.
 RUNNER_PARAMS = {"threads"}
 

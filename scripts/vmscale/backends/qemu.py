@@ -5,12 +5,14 @@ arrives through fw_cfg, and the console is watched for progress, the end marker 
 kernel problems.
 """
 
+import os
 import shutil
 import subprocess
 import time
 from pathlib import Path
 
 from vmscale import console as consolelib
+from vmscale import watchdogs
 from vmscale.errors import VmscaleError
 
 QEMU = "qemu-system-x86_64"
@@ -36,6 +38,17 @@ def kernel_cmdline(extra=()) -> str:
     args = ["console=ttyS0", "earlyprintk=ttyS0", "root=/dev/sda", "rw", "rootfstype=ext2",
             "init=/init", "panic=-1", f"lpj={LPJ}", "nokaslr", "tsc=reliable"]
     return " ".join(args + list(extra))
+
+
+def host_cpus() -> int:
+    """The host CPUs this process may use: what QEMU's vCPU threads share."""
+    return len(os.sched_getaffinity(0))
+
+
+def watchdog_plan(cores: int, kernel_config: Path, scale=None) -> dict:
+    """Detector timeouts for a boot of this kernel at `cores` vCPUs on this host."""
+    text = Path(kernel_config).read_text() if kernel_config and Path(kernel_config).is_file() else ""
+    return watchdogs.plan(cores, host_cpus(), watchdogs.config_values(text), scale)
 
 
 def qemu_version() -> str:
@@ -73,8 +86,12 @@ def _progress(line: str, cores: int, t0: float):
 
 
 def boot(*, bzimage: Path, image: Path, script_text: str, cores: int, workdir: Path,
-         timeout: int, mem: int = None, extra_cmdline=()) -> tuple:
-    """Boot, run the script, return (console text, info dict).  Raises on no end marker."""
+         timeout: int, mem: int = None, extra_cmdline=(), watchdog: dict = None) -> tuple:
+    """Boot, run the script, return (console text, info dict).  Raises on no end marker.
+
+    `watchdog` is a watchdogs.plan(): its command-line words come before `extra_cmdline`,
+    so a user's --kernel-arg still has the last word.
+    """
     qemu_version()
     for path, fix in ((bzimage, "run `vmscale build kernel`"), (image, "run `vmscale build image`")):
         if not Path(path).is_file():
@@ -82,7 +99,9 @@ def boot(*, bzimage: Path, image: Path, script_text: str, cores: int, workdir: P
     script = workdir / "run.sh"
     script.write_text(script_text)
     mem = mem or memory_mib(cores)
-    cmdline = kernel_cmdline(extra_cmdline)
+    cmdline = kernel_cmdline(list((watchdog or {}).get("cmdline", [])) + list(extra_cmdline))
+    if watchdog:
+        print(f"  qemu: {watchdogs.summary(watchdog)}", flush=True)
     cmd = command(bzimage, image, script, cores, mem, cmdline)
     (workdir / "qemu.cmd").write_text(" ".join(cmd) + "\n")
     log_path = workdir / "console.log"
@@ -118,7 +137,7 @@ def boot(*, bzimage: Path, image: Path, script_text: str, cores: int, workdir: P
     seconds = time.time() - t0
     text = log_path.read_text(errors="replace")
     info = {"qemu_cmd": cmd, "host_seconds": round(seconds, 1), "memory_mib": mem,
-            "cmdline": cmdline, "exit_code": proc.returncode}
+            "cmdline": cmdline, "exit_code": proc.returncode, "watchdogs": watchdog}
     parsed = consolelib.parse(text)
     if not parsed.halted:
         tail = " | ".join(l.strip() for l in text.splitlines()[-6:] if l.strip())
