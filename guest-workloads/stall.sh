@@ -27,5 +27,6 @@ fi
 suppress=/sys/module/rcupdate/parameters/rcu_cpu_stall_suppress
 [ "$detector" = lockup ] && { echo 1 > "$suppress" || exit 1; }
 echo "$ms" > "$knob" || exit 1
-[ "$detector" = lockup ] && echo 0 > "$suppress"
+# Let the grace period that the hold blocked complete before RCU may warn again.
+[ "$detector" = lockup ] && { sleep 3; echo 0 > "$suppress"; }
 echo "VMSCALE-RESULT {\"workload\":\"stall\",\"ok\":true,\"errors\":0,\"ops\":1,\"ops_unit\":\"stall\",\"ms\":$ms,\"detector\":\"$detector\"}"

@@ -26,7 +26,11 @@ def test_timeouts_scale_with_vcpus_per_host_cpu():
     assert p["oversubscription"] == 2 and p["scale"] == 4
     assert p["cmdline"] == ["rcupdate.rcu_cpu_stall_timeout=84", "watchdog_thresh=40",
                             "sysctl.kernel.hung_task_timeout_secs=480"]
-    assert p["softlockup_after"] == 80 and watchdogs.longest_timeout(p) == 84
+    assert p["softlockup_after"] == 80
+    # RCU: 84 s and a tick; soft lockup: 80 units of 2^30 ns = 85.9 s, plus one 16 s sample period
+    assert watchdogs.detection_bound(p, "rcu") == 85 and watchdogs.detection_bound(p, "lockup") == 102
+    with pytest.raises(ValueError):
+        watchdogs.detection_bound(watchdogs.plan(4, 2, dict(DEBUG_CONFIG, softlockup=False)), "lockup")
     # 3 on 2: x3, rounded up
     p = watchdogs.plan(3, 2, DEBUG_CONFIG)
     assert (p["rcu_cpu_stall_timeout"], p["watchdog_thresh"], p["hung_task_timeout_secs"]) == (63, 30, 360)
@@ -94,7 +98,7 @@ def test_a_real_stall_past_the_scaled_timeout_fails_the_run(debug_kernel, tmp_pa
     plan = qemu.watchdog_plan(cores, debug_kernel / ".config")
     assert plan["scale"] > 1 and plan["softlockup_after"], plan
     timeout = plan["rcu_cpu_stall_timeout"] if detector == "rcu" else plan["softlockup_after"]
-    hold = timeout + 15
+    hold = watchdogs.detection_bound(plan, detector) + 10
     r = vmscale("run", "--backend", "qemu", "--flavor", "debug", "--cores", cores, "--workload", "stall",
                 "--param", f"ms={hold * 1000}", "--param", f"detector={detector}", "--out", tmp_path / "stall")
     assert r.returncode == 1, r.stdout[-3000:] + r.stderr

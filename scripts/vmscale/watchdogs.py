@@ -79,9 +79,18 @@ def plan(vcpus: int, host_cpus: int, config: dict, override: float = None) -> di
     return out
 
 
-def longest_timeout(p: dict) -> int:
-    """The last detector to fire: a stall must outlast this to be caught by every one."""
-    return max(v for v in (p["rcu_cpu_stall_timeout"], p["softlockup_after"]) if v)
+def detection_bound(p: dict, detector: str) -> int:
+    """Seconds after a stall begins by which `detector` ('rcu' or 'lockup') has reported it.
+
+    RCU checks every tick against its timeout.  The soft-lockup detector counts in units of
+    2^30 ns (get_timestamp() in kernel/watchdog.c: 7% longer than seconds) and looks only
+    when its hrtimer fires, every 2 x watchdog_thresh / 5 seconds.
+    """
+    if detector == "rcu":
+        return p["rcu_cpu_stall_timeout"] + 1
+    if detector == "lockup" and p["softlockup_after"]:
+        return math.ceil(p["softlockup_after"] * 2**30 / 1e9 + 2 * p["watchdog_thresh"] / 5)
+    raise ValueError(f"no {detector!r} detector in this plan")
 
 
 def summary(p: dict) -> str:
