@@ -18,6 +18,7 @@ from pathlib import Path
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import m5  # noqa: E402
+import m5.debug  # noqa: E402
 from m5.defines import buildEnv  # noqa: E402
 
 from gem5.components.cachehierarchies.classic.no_cache import NoCache  # noqa: E402
@@ -109,14 +110,33 @@ def on_workend():
         yield False
 
 
+# Instruction tracing with kernel symbols, switched on for short windows (--profile).
+EXEC_FLAGS = ["ExecEnable", "ExecMacro", "ExecSymbol", "ExecUser", "ExecKernel"]
+
+
 def on_tick():
     period = int(a.progress * 1e12)
+    window = int(a.profile_window * 1e12)
     while True:
         progress_line("running")
         if a.max_seconds and m5.curTick() >= a.max_seconds * 1e12:
             print("vmscale_fs: error: --max-seconds of simulated time reached", file=sys.stderr)
             yield True
-        m5.scheduleTickExitFromCurrent(period)
+        if not a.profile:
+            m5.scheduleTickExitFromCurrent(period)
+            yield False
+            continue
+        # One stats dump per period (per-CPU instruction counts over time), then a traced
+        # window at the start of the next period: a sample of every CPU's guest PCs.
+        m5.stats.dump()
+        print(f"vmscale_fs: trace window at {m5.curTick()}", flush=True)
+        for f in EXEC_FLAGS:
+            m5.debug.flags[f].enable()
+        m5.scheduleTickExitFromCurrent(window)
+        yield False
+        for f in EXEC_FLAGS:
+            m5.debug.flags[f].disable()
+        m5.scheduleTickExitFromCurrent(period - window)
         yield False
 
 

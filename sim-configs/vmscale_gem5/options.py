@@ -48,6 +48,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--kvm-available", action="store_true")
     p.add_argument("--progress", type=float, default=0.01, help="simulated seconds between progress lines")
     p.add_argument("--max-seconds", type=float, default=0, help="stop after this much simulated time (0: none)")
+    p.add_argument("--profile", action="store_true",
+                   help="profile the run: dump the statistics every --progress period (per-CPU "
+                        "instructions over time) and trace --profile-window of guest instructions "
+                        "(with kernel symbols) at the start of each period")
+    p.add_argument("--profile-window", type=float, default=1e-6, help="simulated seconds traced per period")
     return p
 
 
@@ -75,6 +80,8 @@ def validate(a) -> argparse.Namespace:
     if a.cpu == "kvm" and a.m5 == "inst":
         # Under KVM the 0F 04 instruction never reaches gem5: m5 ops must be MMIO loads.
         raise limits.ConfigError("--cpu kvm needs --m5 addr (the address form through /dev/mem)")
+    if a.profile and not 0 < a.profile_window < a.progress:
+        raise limits.ConfigError("--profile needs 0 < --profile-window < --progress")
     if a.topology == "mesh" and bool(a.mesh_rows) != bool(a.mesh_cols):
         raise limits.ConfigError("give both --mesh-rows and --mesh-cols, or neither")
     if ruby:
