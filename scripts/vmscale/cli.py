@@ -258,7 +258,14 @@ def parser():
 
 
 def main(argv=None):
-    a = parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    p = parser()
+    if argv[:1] == ["model"]:
+        # The model's own parser owns everything after `model`, --help included (argparse's
+        # REMAINDER would take `--help` as an option of `vmscale` itself).
+        a = argparse.Namespace(func=cmd_model, model_args=argv[1:])
+    else:
+        a = p.parse_args(argv)
     try:
         return a.func(a)
     except VmscaleError as e:
