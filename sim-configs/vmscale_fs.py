@@ -73,11 +73,14 @@ board.set_kernel_disk_workload(
     disk_image=DiskImageResource(local_path=a.disk, root_partition=None),
     readfile_contents=script,
     kernel_args=options.kernel_args(a),
-    checkpoint=Path(a.checkpoint_dir) if a.mode == "restore" else None,
+    checkpoint=(Path(a.checkpoint_dir) if a.mode == "restore"
+                else Path(a.resume_from) if a.resume_from else None),
 )
 
 t0 = time.time()
 roi = {"begin": None, "ticks": []}
+resume = {"saved": False}
+EXIT_RESUME = 75   # EX_TEMPFAIL: the boot was saved at the host time limit; run again to continue
 
 
 def progress_line(what):
@@ -122,6 +125,12 @@ def on_tick():
         if a.max_seconds and m5.curTick() >= a.max_seconds * 1e12:
             print("vmscale_fs: error: --max-seconds of simulated time reached", file=sys.stderr)
             yield True
+        if a.max_host_seconds and time.time() - t0 >= a.max_host_seconds:
+            # A batch job's wall limit is near: keep the boot so far, to be continued.
+            progress_line(f"host time limit: saving the boot so far to {a.resume_dir}")
+            simulator.save_checkpoint(Path(a.resume_dir))
+            resume["saved"] = True
+            yield True
         if not a.profile:
             m5.scheduleTickExitFromCurrent(period)
             yield False
@@ -154,6 +163,8 @@ simulator.run()
 cause = simulator.get_last_exit_event_cause()
 print(f"vmscale_fs: exit cause={cause!r} tick={simulator.get_current_tick()} "
       f"host_seconds={time.time() - t0:.1f} roi_ticks={roi['ticks']}", flush=True)
+if resume["saved"]:
+    sys.exit(EXIT_RESUME)
 if a.mode == "checkpoint" and not Path(a.checkpoint_dir, "m5.cpt").is_file():
     print("vmscale_fs: error: the guest ended before taking its checkpoint", file=sys.stderr)
     sys.exit(3)

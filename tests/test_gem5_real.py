@@ -28,3 +28,30 @@ def test_core_count_the_build_cannot_do_is_refused_before_gem5_starts(kernel_bui
     r = vmscale("run", "--backend", "gem5", "--cores", 255, "--workload", "local", "--out", tmp_path / "x")
     assert r.returncode == 2 and "tops out at 254" in r.stderr
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.slow
+def test_a_boot_cut_at_its_host_limit_is_saved_and_resumed(kernel_built, tmp_path):
+    """A boot given a host-time limit saves itself and exits 75; the same command continues
+    it from the saved leg to the boot checkpoint, which then serves a Timing + Ruby run."""
+    from vmscale import paths
+    board = ["--gem5", "memory=1536"]   # a board of this test's own: its checkpoint key is new
+    r = vmscale("checkpoint", "--cores", 1, *board, "--max-host-seconds", 30, timeout=3600)
+    if r.returncode == 0 and "checkpoint:" in r.stdout and "saving at" not in r.stdout:
+        pytest.skip("this board's checkpoint already exists: remove build/checkpoints/1c-* to rerun")
+    assert r.returncode == 75, r.stdout[-2000:] + r.stderr
+    assert "vmscale: resume:" in r.stderr and "host-time limit" in r.stderr
+    partial = [p for p in paths.build_dir().glob("checkpoints/1c-*.partial") if (p / "resume").is_dir()]
+    assert len(partial) == 1 and (partial[0] / "resume" / "leg-0001" / "m5.cpt").is_file()
+    r = vmscale("checkpoint", "--cores", 1, *board, timeout=6 * 3600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr
+    assert "continuing from leg-0001" in r.stdout
+    cpt = partial[0].with_name(partial[0].name[:-len(".partial")])
+    assert (cpt / "m5.cpt").is_file() and not partial[0].exists()
+    assert (cpt / "boot-m5out-leg-0001" / "gem5.log").is_file()   # the first leg's log is kept
+    # the second leg started where the first stopped, not at tick 0
+    second = (cpt / "boot-m5out" / "gem5.log").read_text()
+    assert "Entering event queue @ 0." not in second
+    r = vmscale("run", "--backend", "gem5", "--cores", 1, *board, "--workload", "local", "--param", "iters=5",
+                "--out", tmp_path / "g", timeout=3600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr

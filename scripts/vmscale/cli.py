@@ -41,6 +41,10 @@ GEM5_KEYS = {"cpu", "topology", "network", "l1_size", "l2_size", "l2_banks", "me
              "mesh_rows", "mesh_cols", "link_latency", "router_latency", "link_bandwidth"}
 
 
+MAX_HOST_HELP = ("gem5: save a boot still running after this many host seconds and exit 75; the same "
+                 "command continues it (default inside Slurm: the job's time left minus 15 min)")
+
+
 def _gem5_opts(items) -> dict:
     opts = {}
     for item in items or []:
@@ -58,7 +62,7 @@ def cmd_run(a):
         backend=a.backend, cores=a.cores, workload_names=_csv(a.workload),
         variant_names=_csv(a.kernel_variant), params=a.param, flavor=a.flavor, out=a.out,
         timeout=a.timeout, memory=a.memory, gem5_opts=_gem5_opts(a.gem5), kernel_args=a.kernel_arg,
-        watchdog_scale=a.watchdog_scale)
+        watchdog_scale=a.watchdog_scale, max_host_seconds=a.max_host_seconds)
     for r in rows:
         status = "ok" if r["ok"] else f"FAILED: {r['failure']}"
         cpo = r.get("cycles_per_op")
@@ -112,7 +116,7 @@ def cmd_checkpoint(a):
     from vmscale.backends import gem5
     opts = _gem5_opts(a.gem5)
     gem5.check(a.cores, opts, gem5.info())
-    cpt = gem5.checkpoint(a.cores, kernel.load_manifest("normal"), opts)
+    cpt = gem5.checkpoint(a.cores, kernel.load_manifest("normal"), opts, max_host_seconds=a.max_host_seconds)
     print(f"checkpoint: {cpt}")
     return 0
 
@@ -192,6 +196,7 @@ def parser():
     r.add_argument("--watchdog-scale", type=float,
                    help="multiply the kernel's stall/lockup/hung-task timeouts by this (qemu; default: "
                         "2 x vCPUs per host CPU when oversubscribed, else 1)")
+    r.add_argument("--max-host-seconds", type=float, default=0, help=MAX_HOST_HELP)
     r.add_argument("--gem5", action="append", default=[],
                    help="gem5 board option KEY=VALUE: cpu=timing|o3, topology=crossbar|mesh|ring|pt2pt, "
                         "network=simple|garnet, l2_banks, mem_channels, link_latency, ... (repeatable)")
@@ -224,6 +229,7 @@ def parser():
     ck = sub.add_parser("checkpoint", help="gem5: make the boot checkpoint for a core count and board")
     ck.add_argument("--cores", type=int, required=True)
     ck.add_argument("--gem5", action="append", default=[])
+    ck.add_argument("--max-host-seconds", type=float, default=0, help=MAX_HOST_HELP)
     ck.set_defaults(func=cmd_checkpoint)
 
     for name, func, help_ in (("plot", cmd_plot, "figures from a table"),
@@ -269,8 +275,9 @@ def main(argv=None):
     try:
         return a.func(a)
     except VmscaleError as e:
-        print(f"vmscale: error: {e}", file=sys.stderr)
-        return 2
+        code = getattr(e, "exit_code", 2)
+        print(f"vmscale: {'resume' if code != 2 else 'error'}: {e}", file=sys.stderr)
+        return code
     except KeyboardInterrupt:
         print("vmscale: interrupted", file=sys.stderr)
         return 130

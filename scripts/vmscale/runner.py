@@ -3,6 +3,7 @@
 import json
 import os
 import platform
+import shutil
 import subprocess
 import time
 
@@ -12,6 +13,8 @@ from vmscale.backends import get_backend
 from vmscale.errors import VmscaleError
 from vmscale.rows import make_row
 from vmscale.rundir import RunDir, default_name
+
+RESUME_EXIT = 75   # vmscale_gem5.resume.EXIT_RESUME: a boot saved at its host-time limit
 
 
 def vmscale_commit() -> str:
@@ -44,13 +47,15 @@ def plan(workload_names, variant_names, cores, params) -> list:
 
 def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), params=(),
         flavor="normal", out=None, timeout=None, memory=None, gem5_opts=None, kernel_args=(),
-        watchdog_scale=None) -> tuple:
+        watchdog_scale=None, max_host_seconds=0) -> tuple:
     """Returns (run directory, rows, failures)."""
     be = get_backend(backend)
     cases = plan(workload_names, variant_names, cores, params)
     if kernel_args and backend != "qemu":
         raise VmscaleError(f"--kernel-arg applies to QEMU boots only, not {backend}",
                            "gem5 boots once per checkpoint; native runs the host's kernel")
+    if max_host_seconds and backend != "gem5":
+        raise VmscaleError(f"--max-host-seconds applies to gem5 boots only, not {backend}")
     if watchdog_scale is not None and backend != "qemu":
         raise VmscaleError(f"--watchdog-scale applies to QEMU boots only, not {backend}")
     if watchdog_scale is not None and not watchdog_scale >= 1:
@@ -109,12 +114,15 @@ def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), para
         elif backend == "gem5":
             text, info, dumps = be.run(cases=cases, script_text=guest_script.render(cases), cores=cores,
                                        workdir=rd.path, kernel_manifest=kman, opts=gem5_opts or {},
-                                       timeout=timeout or 24 * 3600)
+                                       timeout=timeout or 24 * 3600, max_host_seconds=max_host_seconds)
         else:
             text, info = be.run_cases(cases, rd.path, timeout or 3600)
     except KeyboardInterrupt:
         raise  # interrupted, not failed: the .partial directory is rerun next time
     except BaseException as e:
+        if getattr(e, "exit_code", None) == RESUME_EXIT:
+            shutil.rmtree(rd.path, ignore_errors=True)   # nothing ran yet: the boot continues next time
+            raise
         where = rd.fail(manifest, str(e))
         if isinstance(e, VmscaleError):
             e.problem += f" [run directory: {where}]"

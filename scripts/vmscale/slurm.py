@@ -58,9 +58,14 @@ def write(spec_path, out, partition=None, account=None, throttle=8) -> Path:
             args = " ".join(f"--gem5 {shlex.quote(f'{k}={v}')}" for k, v in opts)
             cmds.append(f"{py} -m vmscale checkpoint --cores {cores} {args}".strip())
         cres = {"mem": max(4096 + 48 * c for c, _ in keys), "time": max(60 + 4 * c for c, _ in keys), "cpus": 1}
-        ck = _header(f"vmscale-{spec.name}-cpt", f"0-{len(keys) - 1}", cres, log_dir, partition, account)
-        ck += ["set -euo pipefail"] + env + ["cmds=("] + [f"  {shlex.quote(c)}" for c in cmds] + [")",
-                                                                                                   'eval "${cmds[$SLURM_ARRAY_TASK_ID]}"']
+        ck = _header(f"vmscale-{spec.name}-cpt", f"0-{len(keys) - 1}", cres, log_dir, partition, account,
+                     extra=["#SBATCH --requeue", "#SBATCH --open-mode=append"])
+        # A boot cut by the job's time limit exits 75 after saving itself: requeue the task,
+        # which continues the boot (a 254-core boot can span several jobs).
+        ck += ["set -uo pipefail"] + env + ["cmds=("] + [f"  {shlex.quote(c)}" for c in cmds] + [")",
+               'eval "${cmds[$SLURM_ARRAY_TASK_ID]}"; rc=$?',
+               'if [ $rc = 75 ]; then scontrol requeue "${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}"; exit 0; fi',
+               "exit $rc"]
         atomic_write_text(sdir / "checkpoints.sbatch", "\n".join(ck) + "\n")
         submit += ["cpt=$(sbatch --parsable checkpoints.sbatch)",
                    "sbatch --parsable --dependency=afterok:${cpt%%;*} points.sbatch"]

@@ -91,6 +91,8 @@ def run_job(sweep_dir: Path, job: dict) -> tuple:
         return True, ""
     if rc in (130, -2, -9, -15):  # interrupted or killed: left .partial, rerun on resume
         return False, "interrupted"
+    if rc == 75:   # a gem5 boot saved at its host-time limit: rerun continues it
+        return False, "interrupted"
     lines = log.read_text(errors="replace").splitlines()
     reason = next((l.split("error:", 1)[1].strip() for l in reversed(lines) if "vmscale: error:" in l), None)
     reason = reason or next((l[len("vmscale: "):] for l in lines if l.startswith("vmscale: ")), f"exit {rc}")

@@ -48,6 +48,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--kvm-available", action="store_true")
     p.add_argument("--progress", type=float, default=0.01, help="simulated seconds between progress lines")
     p.add_argument("--max-seconds", type=float, default=0, help="stop after this much simulated time (0: none)")
+    p.add_argument("--max-host-seconds", type=float, default=0,
+                   help="checkpoint mode: after this much host time, save the boot so far to "
+                        "--resume-dir and exit with status 75, to be continued with --resume-from (0: none)")
+    p.add_argument("--resume-dir", help="where a boot cut by --max-host-seconds is saved")
+    p.add_argument("--resume-from", help="checkpoint mode: continue a boot saved by --max-host-seconds")
     p.add_argument("--profile", action="store_true",
                    help="profile the run: dump the statistics every --progress period (per-CPU "
                         "instructions over time) and trace --profile-window of guest instructions "
@@ -68,6 +73,14 @@ def validate(a) -> argparse.Namespace:
             raise limits.ConfigError(f"{what} {path}: no such file")
     if Path(a.kernel).read_bytes()[:4] != b"\x7fELF":
         raise limits.ConfigError(f"--kernel {a.kernel}: not an ELF vmlinux (gem5 cannot boot a bzImage)")
+    if a.max_host_seconds and not (a.mode == "checkpoint" and a.resume_dir):
+        raise limits.ConfigError("--max-host-seconds applies to --mode checkpoint and needs --resume-dir")
+    if a.resume_from and a.mode != "checkpoint":
+        raise limits.ConfigError("--resume-from continues a boot: use it with --mode checkpoint")
+    if a.resume_from and not Path(a.resume_from, "m5.cpt").is_file():
+        raise limits.ConfigError(f"--resume-from {a.resume_from}: no saved boot (m5.cpt) there")
+    if a.max_host_seconds and a.progress <= 0:
+        raise limits.ConfigError("--max-host-seconds is checked at each --progress period: give one > 0")
     if a.mode != "run" and not a.checkpoint_dir:
         raise limits.ConfigError(f"--mode {a.mode} needs --checkpoint-dir")
     if a.mode == "restore" and not Path(a.checkpoint_dir, "m5.cpt").is_file():

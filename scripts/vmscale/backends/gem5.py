@@ -11,6 +11,7 @@ The configuration is sim-configs/vmscale_fs.py; its decisions are in vmscale_gem
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -18,7 +19,7 @@ from pathlib import Path
 from vmscale import console as consolelib
 from vmscale import paths
 from vmscale.errors import VmscaleError
-from vmscale_gem5 import buildinfo, limits, stats
+from vmscale_gem5 import buildinfo, limits, resume, stats
 
 SCRIPT = paths.REPO / "sim-configs" / "vmscale_fs.py"
 CONSOLE = "board.pc.com_1.device"
@@ -66,7 +67,24 @@ def check(cores: int, opts: dict, build: dict) -> dict:
     return build
 
 
-def _run_gem5(args: list, outdir: Path, timeout: int, label: str) -> subprocess.CompletedProcess:
+class ResumeNeeded(VmscaleError):
+    """The boot was saved at the host-time limit: the same command continues it."""
+    exit_code = resume.EXIT_RESUME
+
+
+def slurm_time_left():
+    """Seconds left in this Slurm job, or None outside Slurm (or when squeue cannot say)."""
+    job = os.environ.get("SLURM_JOB_ID")
+    if not job:
+        return None
+    try:
+        r = subprocess.run(["squeue", "-h", "-j", job, "-o", "%L"], capture_output=True, text=True, timeout=30)
+        return resume.slurm_seconds(r.stdout) if r.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return None
+
+
+def _run_gem5(args: list, outdir: Path, timeout: int, label: str, ok_codes=(0,)) -> str:
     outdir.mkdir(parents=True, exist_ok=True)
     cmd = [binary(), "-d", str(outdir), str(SCRIPT)] + args
     (outdir / "gem5.cmd").write_text(" ".join(cmd) + "\n")
@@ -89,15 +107,21 @@ def _run_gem5(args: list, outdir: Path, timeout: int, label: str) -> subprocess.
     text = (outdir / "gem5.log").read_text(errors="replace")
     if time.time() - t0 > timeout:
         raise VmscaleError(f"gem5 {label} timed out after {timeout} s", "raise --timeout")
-    if rc:
+    if rc not in ok_codes:
         reason = next((l for l in text.splitlines() if any(k in l for k in ("fatal:", "panic:", "error:",
                                                                              "Possible Deadlock"))), f"exit {rc}")
         raise VmscaleError(f"gem5 {label} failed: {reason.strip()} (log: {outdir / 'gem5.log'})")
-    return text
+    return text, rc
 
 
-def checkpoint(cores: int, kernel_manifest: dict, opts: dict, timeout: int = 6 * 3600) -> Path:
-    """The boot checkpoint for this (kernel, cores, board), made if missing."""
+def checkpoint(cores: int, kernel_manifest: dict, opts: dict, timeout: int = 6 * 3600,
+               max_host_seconds: float = 0) -> Path:
+    """The boot checkpoint for this (kernel, cores, board), made if missing.
+
+    With max_host_seconds (or inside a Slurm job, its time left), a boot still running at
+    the limit is saved as a leg under <checkpoint>.partial/resume/ and ResumeNeeded is
+    raised; the next call continues from the newest leg.
+    """
     key = hashlib.sha256(json.dumps([kernel_manifest["vmlinux_sha256"], board_args(cores, opts),
                                      paths.image_path().with_suffix(".json").read_text()]).encode()).hexdigest()[:16]
     cpt = paths.build_dir() / "checkpoints" / f"{cores}c-{key}"
@@ -106,18 +130,36 @@ def checkpoint(cores: int, kernel_manifest: dict, opts: dict, timeout: int = 6 *
     work = cpt.with_name(cpt.name + ".partial")
     args = ["--kernel", kernel_manifest["vmlinux"], "--disk", str(paths.image_path()),
             "--mode", "checkpoint", "--cpu", "atomic", "--checkpoint-dir", str(work / "cpt")] + board_args(cores, opts)
-    print(f"gem5: booting {cores} cores to make checkpoint {cpt.name}", flush=True)
-    _run_gem5(args, work / "m5out", timeout, f"boot {cores}c")
+    resume_dir = work / "resume"
+    start = resume.latest_leg(resume_dir)
+    if start:
+        args += ["--resume-from", str(start)]
+    limit = resume.host_limit(max_host_seconds, slurm_time_left())
+    leg = resume.next_leg(resume_dir)
+    if limit:
+        args += ["--max-host-seconds", str(int(limit)), "--resume-dir", str(leg)]
+    log_dir = work / "m5out" if not start and not limit else work / f"m5out-{leg.name}"
+    print(f"gem5: booting {cores} cores to make checkpoint {cpt.name}"
+          + (f", continuing from {start.name}" if start else "")
+          + (f", saving at {int(limit)} host s" if limit else ""), flush=True)
+    _, rc = _run_gem5(args, log_dir, timeout, f"boot {cores}c", ok_codes=(0, resume.EXIT_RESUME))
+    if rc == resume.EXIT_RESUME:
+        raise ResumeNeeded(f"the {cores}-core boot reached its host-time limit ({int(limit)} s) and was saved "
+                           f"as {leg}", "run the same command again (a requeued Slurm job does) to continue it")
     (work / "cpt").rename(cpt)
-    (work / "m5out").rename(cpt / "boot-m5out")  # the boot's log, console and stats stay with it
-    work.rmdir()
+    log_dir.rename(cpt / "boot-m5out")  # the boot's log, console and stats stay with it
+    for earlier in sorted(work.glob("m5out-leg-*")):   # the logs of earlier legs, in order
+        earlier.rename(cpt / f"boot-{earlier.name}")
+    shutil.rmtree(resume_dir, ignore_errors=True)
+    shutil.rmtree(work, ignore_errors=True)
     return cpt
 
 
-def run(*, cases, script_text, cores, workdir: Path, kernel_manifest, opts, timeout) -> tuple:
+def run(*, cases, script_text, cores, workdir: Path, kernel_manifest, opts, timeout,
+        max_host_seconds: float = 0) -> tuple:
     """Restore the boot checkpoint into Timing + Ruby, run the script; (console, info, dumps)."""
     build = check(cores, opts, info())
-    cpt = checkpoint(cores, kernel_manifest, opts)
+    cpt = checkpoint(cores, kernel_manifest, opts, max_host_seconds=max_host_seconds)
     script = workdir / "run.sh"
     script.write_text(script_text)
     args = ["--kernel", kernel_manifest["vmlinux"], "--disk", str(paths.image_path()),
@@ -125,7 +167,7 @@ def run(*, cases, script_text, cores, workdir: Path, kernel_manifest, opts, time
             "--script", str(script)] + board_args(cores, opts)
     out = workdir / "m5out"
     t0 = time.time()
-    log = _run_gem5(args, out, timeout, f"run {cores}c")
+    log, _ = _run_gem5(args, out, timeout, f"run {cores}c")
     text = (out / CONSOLE).read_text(errors="replace") if (out / CONSOLE).exists() else ""
     (workdir / "console.log").write_text(text)
     dumps = stats.parse_file(out / "stats.txt") if (out / "stats.txt").exists() else []
