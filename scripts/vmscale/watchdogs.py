@@ -106,6 +106,14 @@ def summary(p: dict) -> str:
     return f"{head} ({p['oversubscription']:g}x): detector timeouts scaled x{p['scale']:g}: {', '.join(parts)}"
 
 
+PARAMS = ("rcupdate.rcu_cpu_stall_timeout", "watchdog_thresh", "sysctl.kernel.hung_task_timeout_secs")
+
+
+def overridden(kernel_args) -> bool:
+    """Whether the user's own kernel arguments set a detector timeout (theirs then wins)."""
+    return any(arg.split("=", 1)[0] in PARAMS for arg in kernel_args)
+
+
 def mismatches(p: dict, seen: dict) -> list:
     """Timeouts the guest reported (VMSCALE-WATCHDOG) that differ from the plan."""
     bad = []
