@@ -53,6 +53,8 @@ def parser() -> argparse.ArgumentParser:
                         "--resume-dir and exit with status 75, to be continued with --resume-from (0: none)")
     p.add_argument("--resume-dir", help="where a boot cut by --max-host-seconds is saved")
     p.add_argument("--resume-from", help="checkpoint mode: continue a boot saved by --max-host-seconds")
+    p.add_argument("--kernel-arg", action="append", default=[],
+                   help="extra kernel command-line word (repeatable), after vmscale's own")
     p.add_argument("--profile", action="store_true",
                    help="profile the run: dump the statistics every --progress period (per-CPU "
                         "instructions over time) and trace --profile-window of guest instructions "
@@ -116,7 +118,7 @@ def graph(a):
 
 
 def kernel_args(a) -> list:
-    args = KERNEL_ARGS + [f"vmscale.m5={a.m5}"]
+    args = KERNEL_ARGS + [f"vmscale.m5={a.m5}"] + list(getattr(a, "kernel_arg", []))
     if a.mode == "checkpoint":
         args.append("vmscale.checkpoint=1")
     return args

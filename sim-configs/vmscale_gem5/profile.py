@@ -70,6 +70,14 @@ def table(dumps: list, windows: dict, clock_hz: float, period_s: float, top: int
     return rows
 
 
+def _lines_until_cut(f):
+    """The lines of a trace that may still be written (or was cut by a kill): all that is whole."""
+    try:
+        yield from f
+    except EOFError:
+        return
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m vmscale_gem5.profile", description=__doc__.splitlines()[0])
     p.add_argument("m5out")
@@ -83,7 +91,7 @@ def main(argv=None):
     trace = d / a.trace
     opener = gzip.open if trace.suffix == ".gz" else open
     with opener(trace, "rt", errors="replace") as f:
-        windows = parse_trace(f, int(a.period * 1e12))
+        windows = parse_trace(_lines_until_cut(f), int(a.period * 1e12))
     print(f"{'sim s':>7} {'Minsts':>8} {'busy':>4}  hottest symbols (CPUs' share of the traced window)")
     for r in table(dumps, windows, a.clock, a.period, a.top):
         hot = ", ".join(f"{s} {v:g}" for s, v in r["hot"])
