@@ -12,7 +12,13 @@ KERNEL_ARGS = ["earlyprintk=ttyS0", "console=ttyS0", "lpj=7999923", "root=/dev/s
                "rootfstype=ext2", "init=/init", "nokaslr", "mitigations=off", "panic=-1",
                # gem5's KVM CPU leaves the BSP bit out of APICBASE; kernel-patches/0006 lets
                # Linux trust the MADT order instead of booting one CPU (no effect otherwise).
-               "trust_bsp_enumeration"]
+               "trust_bsp_enumeration",
+               # CPU bring-up cost O(cores^2) simulated instructions (README, "Profiling a boot"):
+               # gem5's CPUID ("Hygon", family 0xF) gets the legacy 10 ms INIT delay per CPU,
+               # while every CPU already kicked spins in cpuhp_ap_sync_alive.  No INIT delay
+               # (what the kernel uses on modern CPUs) and one-at-a-time bring-up leave the
+               # CPUs halted instead; the booted system is the same.
+               "cpu_init_udelay=0", "cpuhp.parallel=0"]
 
 
 def parser() -> argparse.ArgumentParser:

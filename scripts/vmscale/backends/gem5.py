@@ -19,7 +19,7 @@ from pathlib import Path
 from vmscale import console as consolelib
 from vmscale import paths
 from vmscale.errors import VmscaleError
-from vmscale_gem5 import buildinfo, limits, resume, stats
+from vmscale_gem5 import buildinfo, limits, options, resume, stats
 
 SCRIPT = paths.REPO / "sim-configs" / "vmscale_fs.py"
 CONSOLE = "board.pc.com_1.device"
@@ -123,7 +123,8 @@ def checkpoint(cores: int, kernel_manifest: dict, opts: dict, timeout: int = 6 *
     raised; the next call continues from the newest leg.
     """
     key = hashlib.sha256(json.dumps([kernel_manifest["vmlinux_sha256"], board_args(cores, opts),
-                                     paths.image_path().with_suffix(".json").read_text()]).encode()).hexdigest()[:16]
+                                     paths.image_path().with_suffix(".json").read_text(),
+                                     options.KERNEL_ARGS]).encode()).hexdigest()[:16]
     cpt = paths.build_dir() / "checkpoints" / f"{cores}c-{key}"
     if (cpt / "m5.cpt").is_file():
         return cpt
