@@ -9,20 +9,16 @@ from pathlib import Path
 
 import pytest
 
+from vmscale.backends import qemu
+
 REPO = Path(__file__).resolve().parents[1]
-
-
-def _die_with_parent():
-    import ctypes
-    import signal
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 @contextlib.contextmanager
 def busy_loops(n: int, nice: int = 0):
     """n processes that each keep a host CPU busy (a competing load), stopped on exit."""
     procs = [subprocess.Popen(["nice", "-n", str(nice), "sh", "-c", "while :; do :; done"],
-                              preexec_fn=_die_with_parent) for _ in range(n)]
+                              preexec_fn=qemu._die_with_parent) for _ in range(n)]
     try:
         yield procs
     finally:

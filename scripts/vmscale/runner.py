@@ -13,8 +13,7 @@ from vmscale.backends import get_backend
 from vmscale.errors import VmscaleError
 from vmscale.rows import make_row
 from vmscale.rundir import RunDir, default_name
-
-RESUME_EXIT = 75   # vmscale_gem5.resume.EXIT_RESUME: a boot saved at its host-time limit
+from vmscale_gem5.resume import EXIT_RESUME
 
 
 def vmscale_commit() -> str:
@@ -120,7 +119,7 @@ def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), para
     except KeyboardInterrupt:
         raise  # interrupted, not failed: the .partial directory is rerun next time
     except BaseException as e:
-        if getattr(e, "exit_code", None) == RESUME_EXIT:
+        if getattr(e, "exit_code", None) == EXIT_RESUME:
             shutil.rmtree(rd.path, ignore_errors=True)   # nothing ran yet: the boot continues next time
             raise
         where = rd.fail(manifest, str(e))

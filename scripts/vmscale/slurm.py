@@ -9,6 +9,7 @@ from pathlib import Path
 
 from vmscale import sweep_runner
 from vmscale.fileutil import atomic_write_text
+from vmscale_gem5.resume import EXIT_RESUME
 
 
 def resources(job: dict) -> dict:
@@ -64,7 +65,7 @@ def write(spec_path, out, partition=None, account=None, throttle=8) -> Path:
         # which continues the boot (a 254-core boot can span several jobs).
         ck += ["set -uo pipefail"] + env + ["cmds=("] + [f"  {shlex.quote(c)}" for c in cmds] + [")",
                'eval "${cmds[$SLURM_ARRAY_TASK_ID]}"; rc=$?',
-               'if [ $rc = 75 ]; then scontrol requeue "${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}"; exit 0; fi',
+               f'if [ $rc = {EXIT_RESUME} ]; then scontrol requeue "${{SLURM_ARRAY_JOB_ID}}_${{SLURM_ARRAY_TASK_ID}}"; exit 0; fi',
                "exit $rc"]
         atomic_write_text(sdir / "checkpoints.sbatch", "\n".join(ck) + "\n")
         submit += ["cpt=$(sbatch --parsable checkpoints.sbatch)",

@@ -26,6 +26,7 @@ from vmscale import collect, sweep
 from vmscale.errors import VmscaleError
 from vmscale.fileutil import atomic_write_text
 from vmscale.rundir import load_rows
+from vmscale_gem5.resume import EXIT_RESUME
 
 
 def prepare(spec_path, out) -> tuple:
@@ -91,7 +92,7 @@ def run_job(sweep_dir: Path, job: dict) -> tuple:
         return True, ""
     if rc in (130, -2, -9, -15):  # interrupted or killed: left .partial, rerun on resume
         return False, "interrupted"
-    if rc == 75:   # a gem5 boot saved at its host-time limit: rerun continues it
+    if rc == EXIT_RESUME:   # a gem5 boot saved at its host-time limit: rerun continues it
         return False, "interrupted"
     lines = log.read_text(errors="replace").splitlines()
     reason = next((l.split("error:", 1)[1].strip() for l in reversed(lines) if "vmscale: error:" in l), None)
