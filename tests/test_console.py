@@ -59,7 +59,7 @@ def test_script_sets_sysctls_then_runs_each_case():
              guest_script.Case(2, "fault", "stock", {"threads": 4}, {"vm/vmscale_fault": "stock"})]
     text = guest_script.render(cases)
     lines = text.splitlines()
-    first = lines.index("echo 'VMSCALE-CASE-BEGIN 1 rwlock local'")
+    first = lines.index("say 1 'VMSCALE-CASE-BEGIN 1 rwlock local'")
     body = "\n".join(lines[first:first + 6])
     assert "echo rwlock > /proc/sys/vm/vmscale_fault" in body
     assert "/bin/local threads=4 iters=10" in body

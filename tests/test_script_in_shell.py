@@ -5,6 +5,12 @@ import subprocess
 from vmscale import console, guest_script
 
 
+def _in_tmp(text, tmp_path, prog):
+    """The script with its guest paths moved under tmp_path."""
+    return (text.replace("/proc/sys", str(tmp_path / "proc/sys")).replace("/bin/local", str(prog))
+            .replace(guest_script.STATE_DIR, str(tmp_path / "state")))
+
+
 def test_script_runs_in_sh_and_parses(tmp_path):
     # The script writes /proc/sys/...; run it in a private copy with paths rewritten.
     sysdir = tmp_path / "proc/sys/vm"
@@ -16,8 +22,7 @@ def test_script_runs_in_sh_and_parses(tmp_path):
     prog.chmod(0o755)
     cases = [guest_script.Case(1, "local", "rwlock", {"threads": 2}, {"vm/vmscale_fault": "rwlock"}),
              guest_script.Case(2, "local", "bogus", {"threads": 2}, {"vm/nonexistent": "x"})]
-    text = guest_script.render(cases).replace("/proc/sys", str(tmp_path / "proc/sys")).replace(
-        "/bin/local", str(prog))
+    text = _in_tmp(guest_script.render(cases), tmp_path, prog)
     out = subprocess.run(["sh", "-c", text], capture_output=True, text=True).stdout
     con = console.parse(out)
     assert (sysdir / "vmscale_fault").read_text().strip() == "rwlock"
@@ -36,8 +41,63 @@ def test_upstream_values_pass_on_a_kernel_without_the_switch(tmp_path):
     prog.chmod(0o755)
     cases = [guest_script.Case(1, "local", "stock", {}, {"vm/vmscale_lazy_mm": "atomic"}),
              guest_script.Case(2, "local", "refcache", {}, {"vm/vmscale_lazy_mm": "refcache"})]
-    text = guest_script.render(cases).replace("/proc/sys", str(tmp_path / "proc/sys")).replace(
-        "/bin/local", str(prog))
+    text = _in_tmp(guest_script.render(cases), tmp_path, prog)
     con = console.parse(subprocess.run(["sh", "-c", text], capture_output=True, text=True).stdout)
     assert con.cases[1].rc == 0 and con.cases[1].result["ok"]
     assert con.cases[2].rc == 98 and con.cases[2].result is None
+
+
+def test_kernel_messages_inside_marker_lines_are_repaired_from_the_recap(tmp_path):
+    # The kernel writes to the same UART as the script; a message can land inside one of
+    # our lines (a CI run lost "VMSCALE-CASE-END" that way).  Garble every live marker
+    # of case 1 and the result of case 2 as a printk would: the recap must restore them.
+    (tmp_path / "proc/sys/kernel").mkdir(parents=True)
+    (tmp_path / "proc/sys/kernel/printk").write_text("7\t4\t1\t7\n")
+    prog = tmp_path / "bin/local"
+    prog.parent.mkdir()
+    prog.write_text('#!/bin/sh\necho "VMSCALE-RESULT {\\"ok\\":true,\\"errors\\":0,\\"ops\\":$#}"\nexit 3\n')
+    prog.chmod(0o755)
+    cases = [guest_script.Case(1, "local", "stock", {"a": 1}),
+             guest_script.Case(2, "local", "stock", {"a": 1, "b": 2})]
+    out = subprocess.run(["sh", "-c", _in_tmp(guest_script.render(cases), tmp_path, prog)],
+                         capture_output=True, text=True).stdout
+    # the console level was lowered for the recap and given back afterwards
+    assert (tmp_path / "proc/sys/kernel/printk").read_text().split() == ["7", "4", "1", "7"]
+    splice = "clocksource: Switched to clocksource tsc\n"
+    live, recap = out.split("VMSCALE-RECAP-BEGIN")
+    live = (live.replace("VMSCALE-CASE-END 1", "VMSCALE-CASE-E" + splice + "ND 1")
+            .replace('VMSCALE-RESULT {"ok":true,"errors":0,"ops":2}', 'VMSCALE-RESULT {"ok":tr' + splice + 'ue}'))
+    broken = console.parse(live)
+    assert broken.cases[1].rc is None and broken.cases[2].result is None
+    assert console.case_failure(broken.cases[1]) == "the guest never finished this case"
+
+    con = console.parse(live + "VMSCALE-RECAP-BEGIN" + recap)
+    assert con.cases[1].rc == 3 and con.cases[1].recovered == ["rc"]
+    assert con.cases[2].result == {"ok": True, "errors": 0, "ops": 2} and con.cases[2].recovered == ["result"]
+    assert con.cases[2].rc == 3 and con.script_ended
+    assert console.case_failure(con.cases[1]) == "workload exited rc=3"
+
+
+def test_the_recap_never_overrides_the_live_copy_or_its_kernel_problems(tmp_path):
+    text = "\n".join([
+        "VMSCALE-SCRIPT-BEGIN cpus=2 kernel=6.12",
+        "VMSCALE-CASE-BEGIN 1 stock local",
+        "WARNING: CPU: 1 PID: 7 at mm/memory.c:1 foo",
+        'VMSCALE-RESULT {"ok":true,"errors":0,"ops":5}',
+        "VMSCALE-CASE-END 1 rc=0",
+        "VMSCALE-RECAP-BEGIN",
+        "VMSCALE-SCRIPT-BEGIN cpus=2 kernel=6.12",
+        "VMSCALE-CASE-BEGIN 1 stock local",
+        'VMSCALE-RESULT {"ok":true,"errors":0,"ops":6}',
+        "VMSCALE-CASE-END 1 rc=1",
+        "VMSCALE-CASE-BEGIN 2 stock fault",
+        'VMSCALE-RESULT {"ok":true,"errors":0,"ops":7}',
+        "VMSCALE-CASE-END 2 rc=0",
+        "VMSCALE-RECAP-END",
+        "Kernel panic - not syncing: late",
+        "VMSCALE-SCRIPT-END"])
+    con = console.parse(text)
+    assert con.cases[1].result["ops"] == 5 and con.cases[1].rc == 0 and not con.cases[1].recovered
+    assert console.case_failure(con.cases[1]) == "kernel WARNING"
+    assert con.cases[2].recovered == ["case"] and con.cases[2].result["ops"] == 7
+    assert [r for r, _ in con.problems] == ["kernel WARNING", "kernel panic"]

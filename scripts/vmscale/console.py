@@ -35,6 +35,7 @@ class CaseOutput:
     sysctls: dict = field(default_factory=dict)
     lines: list = field(default_factory=list)
     problems: list = field(default_factory=list)
+    recovered: list = field(default_factory=list)  # fields the live copy lost, taken from the recap
 
 
 @dataclass
@@ -55,12 +56,57 @@ def kernel_problems(line: str) -> list:
 
 
 def parse(text: str) -> Console:
+    """The live part of the log, with what kernel messages garbled there filled in
+    from the guest's recap (see guest_script.render)."""
+    live, sep, recap = text.partition("VMSCALE-RECAP-BEGIN")
+    con = _parse(live)
+    if sep:
+        _fill(con, _parse(recap.split("VMSCALE-RECAP-END", 1)[0], problems=False))
+        con.script_ended = con.script_ended or "VMSCALE-SCRIPT-END" in recap
+        con.halted = con.halted or "VMSCALE-HALT" in recap
+        for reason, line in (p for l in recap.splitlines() for p in _problems(l)):
+            con.problems.append((reason, line))
+    return con
+
+
+def _problems(line: str) -> list:
+    line = line.replace("\r", "")
+    return [(reason, line.strip()) for reason in kernel_problems(line)]
+
+
+def _fill(con: Console, recap: Console) -> None:
+    """Take from the recap only what the live copy lacks: the live copy is what the
+    kernel messages of each case are attributed to."""
+    if con.booted_cpus is None:
+        con.booted_cpus, con.kernel_release = recap.booted_cpus, recap.kernel_release
+    con.script_began = con.script_began or recap.script_began
+    for key, value in recap.watchdogs.items():
+        con.watchdogs.setdefault(key, value)
+    for case_id, r in recap.cases.items():
+        live = con.cases.get(case_id)
+        if live is None:
+            r.recovered = ["case"]
+            con.cases[case_id] = r
+            continue
+        if live.rc is None and r.rc is not None:
+            live.rc = r.rc
+            live.recovered.append("rc")
+        if live.result is None and r.result is not None:
+            live.result = r.result
+            live.recovered.append("result")
+        for key, value in r.sysctls.items():
+            if key not in live.sysctls:
+                live.sysctls[key] = value
+                live.recovered.append(f"sysctl {key}")
+
+
+def _parse(text: str, problems: bool = True) -> Console:
     con = Console()
     current = None
     for raw in text.splitlines():
         line = raw.replace("\r", "")
-        for reason in kernel_problems(line):
-            con.problems.append((reason, line.strip()))
+        for reason, stripped in (_problems(line) if problems else []):
+            con.problems.append((reason, stripped))
             if current:
                 current.problems.append(reason)
         m = re.search(r"VMSCALE-BOOTED cpus=(\d+) kernel=(\S+)", line)

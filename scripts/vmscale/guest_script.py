@@ -21,17 +21,31 @@ class Case:
         return [f"/bin/{self.workload}"] + [f"{k}={v}" for k, v in self.args.items()]
 
 
+# Where the guest keeps each case's marker lines for the recap (tmpfs in the guest).
+STATE_DIR = "/tmp/vmscale-run"
+
+
 def render(cases: list) -> str:
+    """The script.  Every marker line goes to the console as the case runs and into a
+    per-case file; at the end the files are printed again (the recap) with the kernel's
+    console quietened.  Kernel messages are written to the same UART as our output and
+    can land inside one of our lines (seen: a 2-vCPU run under load lost a CASE-END to
+    the asynchronous TSC calibration messages); the parser fills what the live copy
+    lost from the recap."""
+    d = STATE_DIR
     # The script reports the CPUs itself: after a gem5 restore, /init's boot line is not in the log.
     lines = ["#!/bin/sh", "# vmscale run script (generated)",
-             'echo "VMSCALE-SCRIPT-BEGIN cpus=$(nproc) kernel=$(uname -r)"',
+             f"d={d}; rm -rf $d; mkdir -p $d",
+             'say() { echo "$2"; echo "$2" >> "$d/$1"; }',
+             'say 0-head "VMSCALE-SCRIPT-BEGIN cpus=$(nproc) kernel=$(uname -r)"',
              # The detector timeouts the kernel actually took (watchdogs.py chose them).
              'wd() { [ -r "$1" ] && cat "$1" || echo -; }',
-             'echo "VMSCALE-WATCHDOG rcu_cpu_stall_timeout=$(wd /sys/module/rcupdate/parameters/rcu_cpu_stall_timeout)'
+             'say 0-head "VMSCALE-WATCHDOG rcu_cpu_stall_timeout=$(wd /sys/module/rcupdate/parameters/rcu_cpu_stall_timeout)'
              ' watchdog_thresh=$(wd /proc/sys/kernel/watchdog_thresh)'
              ' hung_task_timeout_secs=$(wd /proc/sys/kernel/hung_task_timeout_secs)"']
     for c in cases:
-        lines.append(f"echo 'VMSCALE-CASE-BEGIN {c.case_id} {c.variant} {c.workload}'")
+        n = c.case_id
+        lines.append(f"say {n} 'VMSCALE-CASE-BEGIN {n} {c.variant} {c.workload}'")
         lines.append("rc=0")
         for path, value in c.sysctls.items():
             # A missing switch means the kernel lacks the variant (fail the case, not the
@@ -39,8 +53,18 @@ def render(cases: list) -> str:
             missing = "" if value in UPSTREAM_VALUES else " else rc=98;"
             lines.append(f"if [ -w /proc/sys/{path} ]; then echo {shlex.quote(value)} > /proc/sys/{path} || rc=97;"
                          f"{missing} fi")
-            lines.append(f"[ -r /proc/sys/{path} ] && echo \"VMSCALE-SYSCTL {path}=$(cat /proc/sys/{path})\"")
-        lines.append(f"[ $rc = 0 ] && {{ {' '.join(shlex.quote(a) for a in c.argv())}; rc=$?; }}")
-        lines.append(f"echo \"VMSCALE-CASE-END {c.case_id} rc=$rc\"")
-    lines.append("echo VMSCALE-SCRIPT-END")
+            lines.append(f"[ -r /proc/sys/{path} ] && say {n} \"VMSCALE-SYSCTL {path}=$(cat /proc/sys/{path})\"")
+        # stdout goes through tee so the result line can be recapped; stderr stays direct.
+        argv = " ".join(shlex.quote(a) for a in c.argv())
+        lines.append(f"if [ $rc = 0 ]; then {{ {argv}; echo $? > $d/rc-{n}; }} | tee $d/out-{n};"
+                     f" rc=$(cat $d/rc-{n} 2>/dev/null || echo 99);"
+                     f" grep 'VMSCALE-RESULT ' $d/out-{n} >> $d/{n}; fi")
+        lines.append(f"say {n} \"VMSCALE-CASE-END {n} rc=$rc\"")
+    # Quieten the console to emergencies for the recap, then restore the user's level.
+    lines += ["echo VMSCALE-RECAP-BEGIN",
+              "p=$(cat /proc/sys/kernel/printk 2>/dev/null) && echo 1 > /proc/sys/kernel/printk",
+              "cat $d/0-head " + " ".join(f"$d/{c.case_id}" for c in cases) + " 2>/dev/null",
+              '[ -n "$p" ] && echo "$p" > /proc/sys/kernel/printk',
+              "echo VMSCALE-RECAP-END",
+              "echo VMSCALE-SCRIPT-END"]
     return "\n".join(lines) + "\n"

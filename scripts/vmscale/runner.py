@@ -151,6 +151,8 @@ def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), para
                                     "booted_cpus": parsed.booted_cpus,
                                     **roi_stats.get(case.case_id, {})}))
     manifest["kernel_problems"] = [{"reason": r, "line": l} for r, l in parsed.problems]
+    # Kernel messages that landed inside our marker lines: what the guest's recap supplied.
+    manifest["console_recovered"] = {str(c.case_id): c.recovered for c in parsed.cases.values() if c.recovered}
     if parsed.problems and not failures:
         failures.append(f"kernel: {parsed.problems[0][0]}: {parsed.problems[0][1]}")
     kunit = ktap.parse(text)

@@ -76,9 +76,9 @@ def _die_with_parent():
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
 
 
-def _progress(line: str, cores: int, t0: float):
+def _progress(line: str, cores: int, t0: float, markers: bool = True):
     line = line.strip()
-    for marker in ("VMSCALE-BOOTED", "VMSCALE-CASE-BEGIN", "VMSCALE-CASE-END", "VMSCALE-ERROR"):
+    for marker in ("VMSCALE-BOOTED", "VMSCALE-CASE-BEGIN", "VMSCALE-CASE-END", "VMSCALE-ERROR") if markers else ():
         if marker in line:
             print(f"  [{time.time() - t0:6.1f}s qemu {cores}c] {line[line.index(marker):]}", flush=True)
     for reason in consolelib.kernel_problems(line):
@@ -118,8 +118,10 @@ def boot(*, bzimage: Path, image: Path, script_text: str, cores: int, workdir: P
                 text = log_path.read_text(errors="replace")
                 for line in text[seen:].splitlines(True):
                     if line.endswith("\n"):
-                        _progress(line, cores, t0)
-                        if "VMSCALE-CASE-BEGIN" in line:
+                        if "VMSCALE-RECAP-BEGIN" in line:
+                            current = "recap"   # the markers again (console.parse): not news
+                        _progress(line, cores, t0, markers=current != "recap")
+                        if "VMSCALE-CASE-BEGIN" in line and current != "recap":
                             current, last_news = line.split("VMSCALE-CASE-BEGIN", 1)[1].strip(), time.time()
                         seen += len(line)
                 if time.time() - last_news > 30:  # a heartbeat for long cases
