@@ -35,6 +35,34 @@ def test_expansion_ids_and_jobs():
     assert all(sorted(j.workloads) == ["local", "pageshare"] for j in jobs)
 
 
+PAIRED = """
+backend = "native"
+[axes]
+cores = [1, 2]
+kernel_variant = ["stock", "rwlock", "refcache"]
+workload = ["local", "refcount"]
+[variants]
+refcount = ["stock", "refcache"]
+"""
+
+
+def test_per_workload_variants_make_one_job_of_only_those_cases():
+    spec = sweep.parse(__import__("tomllib").loads(PAIRED), PAIRED)
+    points = sweep.expand(spec)
+    assert len(points) == 2 * (3 + 2)   # local under all three, refcount under two
+    jobs = sweep.jobs(spec)
+    assert len(jobs) == 2
+    assert jobs[0].cases == ["refcache/local", "refcache/refcount", "rwlock/local", "stock/local",
+                             "stock/refcount"]
+    cmd = __import__("vmscale.sweep_runner").sweep_runner.job_command(
+        __import__("pathlib").Path("/s"), {"id": "x", "backend": "native", "cores": 1, "workloads": jobs[0].workloads,
+                                          "variants": jobs[0].variants, "cases": jobs[0].cases,
+                                          "params": [], "gem5": {}})
+    assert cmd.count("--case") == 5 and "rwlock/local" in cmd
+    # a full cross product needs no --case: older jobs.json files have none either
+    assert sweep.jobs(sweep.parse(__import__("tomllib").loads(SPEC), SPEC))[0].cases == []
+
+
 @pytest.mark.parametrize("text, message", [
     ('backend = "vax"\n[axes]\ncores=[1]\nkernel_variant=["stock"]\nworkload=["local"]', "unknown backend"),
     ('[axes]\ncores=[1]\nkernel_variant=["stock"]\nworkload=["nope"]', "unknown workload 'nope'"),
@@ -46,6 +74,10 @@ def test_expansion_ids_and_jobs():
     ('[axes]\ncores=[1]\nkernel_variant=["stock"]\nworkload=["local"]\n"gem5.topology"=["mesh"]', "need backend"),
     ('[axes]\ncores=[]\nkernel_variant=["stock"]\nworkload=["local"]', "non-empty list"),
     ('speed = 3\n[axes]\ncores=[1]', "unknown key"),
+    ('[axes]\ncores=[1]\nkernel_variant=["stock"]\nworkload=["local"]\n[variants]\nfault=["stock"]',
+     "'fault' is not one of the sweep's workloads"),
+    ('[axes]\ncores=[1]\nkernel_variant=["stock"]\nworkload=["local"]\n[variants]\nlocal=["rwlock"]',
+     "must be a non-empty list drawn from kernel_variant"),
 ])
 def test_bad_specs_are_refused(text, message):
     with pytest.raises(VmscaleError, match=message):

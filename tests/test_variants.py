@@ -23,6 +23,15 @@ def test_counter_follows_the_variant(workloads_built):
     assert fixed[0].args["counter"] == "atomic"
 
 
+def test_only_the_named_cases_run(workloads_built):
+    cases = runner.plan(["refcount", "local"], ["stock", "refcache"], 4, [],
+                        only={("refcache", "refcount"), ("stock", "local")})
+    assert [(c.case_id, c.variant, c.workload) for c in cases] == [(1, "stock", "local"),
+                                                                   (2, "refcache", "refcount")]
+    with pytest.raises(VmscaleError, match="--case rwlock/local: not among"):
+        runner.plan(["local"], ["stock"], 4, [], only={("rwlock", "local")})
+
+
 def test_unknown_variant_is_refused():
     with pytest.raises(VmscaleError, match="unknown kernel variant 'radix'"):
         variants.counter("radix")

@@ -56,13 +56,24 @@ def _gem5_opts(items) -> dict:
     return opts
 
 
+def _cases(items):
+    """--case VARIANT/WORKLOAD (repeatable, comma-separated) -> set of pairs, or None for all."""
+    pairs = [c for item in items for c in _csv(item)]
+    if not pairs:
+        return None
+    bad = [c for c in pairs if c.count("/") != 1 or not all(c.split("/"))]
+    if bad:
+        raise VmscaleError(f"--case {bad[0]}: use VARIANT/WORKLOAD, e.g. rwlock/fault")
+    return {tuple(c.split("/")) for c in pairs}
+
+
 def cmd_run(a):
     from vmscale import runner
     final, rows, failures = runner.run(
         backend=a.backend, cores=a.cores, workload_names=_csv(a.workload),
         variant_names=_csv(a.kernel_variant), params=a.param, flavor=a.flavor, out=a.out,
         timeout=a.timeout, memory=a.memory, gem5_opts=_gem5_opts(a.gem5), kernel_args=a.kernel_arg,
-        watchdog_scale=a.watchdog_scale, max_host_seconds=a.max_host_seconds)
+        watchdog_scale=a.watchdog_scale, max_host_seconds=a.max_host_seconds, only=_cases(a.case))
     for r in rows:
         status = "ok" if r["ok"] else f"FAILED: {r['failure']}"
         cpo = r.get("cycles_per_op")
@@ -186,6 +197,8 @@ def parser():
     r.add_argument("--cores", type=int, required=True)
     r.add_argument("--workload", required=True, help="comma-separated workloads (`vmscale workloads` lists them)")
     r.add_argument("--kernel-variant", default="stock", help="comma-separated variants, all in one boot")
+    r.add_argument("--case", action="append", default=[],
+                   help="VARIANT/WORKLOAD: run only these of the variants x workloads (repeatable)")
     r.add_argument("--param", action="append", default=[], help="NAME=VALUE or WORKLOAD.NAME=VALUE (repeatable)")
     r.add_argument("--flavor", default="normal", help="kernel flavour to boot (qemu)")
     r.add_argument("--out", help="run directory (default: runs/<date>-<backend>-<cores>c-<workloads>)")

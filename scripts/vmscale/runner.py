@@ -22,8 +22,11 @@ def vmscale_commit() -> str:
     return r.stdout.strip() or "unknown"
 
 
-def plan(workload_names, variant_names, cores, params) -> list:
-    """Validate everything and return the cases, before anything expensive starts."""
+def plan(workload_names, variant_names, cores, params, only=None) -> list:
+    """Validate everything and return the cases, before anything expensive starts.
+
+    `only`, a set of (variant, workload), keeps just those of the cross product (a sweep
+    whose workloads each compare their own variants)."""
     if cores < 1:
         raise VmscaleError(f"--cores {cores}: must be at least 1")
     if not workload_names:
@@ -31,10 +34,16 @@ def plan(workload_names, variant_names, cores, params) -> list:
     for w in workload_names:
         workloads.describe(w)  # unknown or unbuilt workloads fail here
     per = workloads.resolve_params(workload_names, workloads.parse_params(params))
+    if only is not None:
+        stray = sorted(f"{v}/{w}" for v, w in only if v not in variant_names or w not in workload_names)
+        if stray:
+            raise VmscaleError(f"--case {', '.join(stray)}: not among the --kernel-variant and --workload given")
     cases = []
     for variant in variant_names:
         sysctls = variants.sysctls(variant)
         for w in workload_names:
+            if only is not None and (variant, w) not in only:
+                continue
             args = {"threads": cores, **per[w]}
             have = workloads.describe(w)["params"]
             for name, value in variants.implied_params(variant).items():
@@ -46,10 +55,10 @@ def plan(workload_names, variant_names, cores, params) -> list:
 
 def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), params=(),
         flavor="normal", out=None, timeout=None, memory=None, gem5_opts=None, kernel_args=(),
-        watchdog_scale=None, max_host_seconds=0) -> tuple:
+        watchdog_scale=None, max_host_seconds=0, only=None) -> tuple:
     """Returns (run directory, rows, failures)."""
     be = get_backend(backend)
-    cases = plan(workload_names, variant_names, cores, params)
+    cases = plan(workload_names, variant_names, cores, params, only)
     if kernel_args and backend != "qemu":
         raise VmscaleError(f"--kernel-arg applies to QEMU boots only, not {backend}",
                            "gem5 boots once per checkpoint; native runs the host's kernel")

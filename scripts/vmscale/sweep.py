@@ -12,6 +12,8 @@
     [fixed]                     # the same for every point
     "param.fault.pages" = 32
     "gem5.cpu" = "timing"
+    [variants]                  # optional: the variants each workload compares
+    fault = ["stock", "rwlock"] # (a subset of the kernel_variant axis; others: all)
 
 A point's ID is a hash of what defines it, so IDs are stable across expansions.  Points
 that can share one machine (same backend, cores, board options, parameters and repetition:
@@ -64,6 +66,12 @@ class Job:
     def variants(self) -> list:
         return sorted({p.values["kernel_variant"] for p in self.points}, key=list(variants.VARIANTS).index)
 
+    @property
+    def cases(self) -> list:
+        """VARIANT/WORKLOAD pairs, when the points are not all of variants x workloads."""
+        pairs = {f"{p.values['kernel_variant']}/{p.values['workload']}" for p in self.points}
+        return [] if len(pairs) == len(self.variants) * len(self.workloads) else sorted(pairs)
+
 
 @dataclass
 class Spec:
@@ -73,6 +81,7 @@ class Spec:
     fixed: dict
     repetitions: int = 1
     source: str = ""
+    variants: dict = field(default_factory=dict)   # workload -> the variants it runs under
 
 
 def load(path) -> Spec:
@@ -88,13 +97,14 @@ def load(path) -> Spec:
 
 
 def parse(data: dict, text: str = "", default_name: str = "sweep") -> Spec:
-    unknown = set(data) - {"name", "backend", "repetitions", "axes", "fixed"}
+    unknown = set(data) - {"name", "backend", "repetitions", "axes", "fixed", "variants"}
     if unknown:
         raise VmscaleError(f"sweep spec: unknown key(s) {', '.join(sorted(unknown))}",
-                           "use name, backend, repetitions, [axes], [fixed]")
+                           "use name, backend, repetitions, [axes], [fixed], [variants]")
     spec = Spec(name=str(data.get("name", default_name)), backend=data.get("backend", "qemu"),
                 axes=dict(data.get("axes", {})), fixed=dict(data.get("fixed", {})),
-                repetitions=int(data.get("repetitions", 1)), source=text)
+                repetitions=int(data.get("repetitions", 1)), source=text,
+                variants=dict(data.get("variants", {})))
     validate(spec)
     return spec
 
@@ -134,6 +144,12 @@ def validate(spec: Spec):
             raise VmscaleError(f"sweep spec: cores {c!r} must be a positive integer")
         if limit and c > limit:
             raise VmscaleError(f"sweep spec: {c} cores is above what {spec.backend} supports ({limit})")
+    for w, vs in spec.variants.items():
+        if w not in values("workload"):
+            raise VmscaleError(f"sweep spec [variants]: {w!r} is not one of the sweep's workloads")
+        if not isinstance(vs, list) or not vs or any(v not in values("kernel_variant") for v in vs):
+            raise VmscaleError(f"sweep spec [variants]: {w} = {vs!r} must be a non-empty list drawn from "
+                               f"kernel_variant {values('kernel_variant')}")
     if any(k.startswith("gem5.") for k in list(spec.axes) + list(spec.fixed)) and spec.backend != "gem5":
         raise VmscaleError("sweep spec: gem5.* options need backend = \"gem5\"")
 
@@ -144,6 +160,8 @@ def expand(spec: Spec) -> list:
     for combo in itertools.product(*(spec.axes[k] for k in keys)):
         values = dict(spec.fixed)
         values.update(zip(keys, combo))
+        if values["kernel_variant"] not in spec.variants.get(values["workload"], [values["kernel_variant"]]):
+            continue
         for rep in range(spec.repetitions):
             points.append(Point(values, rep))
     return points

@@ -44,7 +44,7 @@ def prepare(spec_path, out) -> tuple:
     job_list = sweep.jobs(spec)
     atomic_write_text(sweep_dir / "jobs.json", json.dumps(
         [{"id": j.id, "backend": j.backend, "cores": j.cores, "params": j.params, "gem5": j.gem5, "rep": j.rep,
-          "workloads": j.workloads, "variants": j.variants,
+          "workloads": j.workloads, "variants": j.variants, "cases": j.cases,
           "points": [{"id": p.id, **p.values, "rep": p.rep} for p in j.points]} for j in job_list], indent=1))
     return spec, sweep_dir, job_list
 
@@ -71,6 +71,8 @@ def job_command(sweep_dir: Path, job: dict) -> list:
     cmd = [sys.executable, "-m", "vmscale", "run", "--backend", job["backend"], "--cores", str(job["cores"]),
            "--workload", ",".join(job["workloads"]), "--kernel-variant", ",".join(job["variants"]),
            "--out", str(sweep_dir / "jobs" / job["id"])]
+    for c in job.get("cases", []):
+        cmd += ["--case", c]
     for p in job["params"]:
         cmd += ["--param", p]
     for k, v in sorted(job["gem5"].items()):
