@@ -60,6 +60,38 @@ def _fit(a):
     return 0
 
 
+def _study(a):
+    from vmscale_model import plot, study
+    try:
+        import csv
+        with open(a.table, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except FileNotFoundError:
+        raise fitlib.FitError(f"{a.table}: no such file")
+    if not rows:
+        raise fitlib.FitError(f"{a.table}: no rows")
+    if a.workload:
+        rows = [r for r in rows if r.get("workload") == a.workload]
+    result = study.study(rows, a.train_max, a.min_points)
+    if not result:
+        raise fitlib.FitError(f"{a.table}: no successful rows" + (f" of workload {a.workload}" if a.workload else ""))
+    out = Path(a.out or Path(a.table).with_suffix("").as_posix() + "-study")
+    out.mkdir(parents=True, exist_ok=True)
+    figs = []
+    for key, r in result.items():
+        if "skipped" not in r:
+            stem = out / key.replace("/", "-")
+            figs += plot.study_curve(r, str(stem), f"{key}: fitted on <= {a.train_max} cores, judged above",
+                                     note=a.note)
+    (out / "study.json").write_text(json.dumps(result, indent=2) + "\n")
+    md = study.table(result)
+    (out / "study.md").write_text(f"# Scaling study: {a.table}\n\nFitted on core counts <= {a.train_max}; "
+                                   "errors are (predicted / measured - 1) at the held-out core counts.\n\n" + md)
+    print(md, end="")
+    print(f"wrote {out / 'study.json'}, {out / 'study.md'} and {len(figs) // 2} figure(s)")
+    return 0
+
+
 def _model(a):
     service = network.Cost(a.service, a.per_hop, a.law)
     return network.Model(think=a.think, stations=(network.Station("line", service),), dist=a.dist).validate()
@@ -106,6 +138,15 @@ def parser():
     f.add_argument("--out", help="output directory (default: TABLE-model/)")
     f.add_argument("--note", help="a line of provenance printed on the figure")
     f.set_defaults(func=_fit)
+    st = sub.add_parser("study", help="every curve of a table: model, USL and counter-based model, "
+                                      "fitted on small core counts, judged on the large")
+    st.add_argument("table")
+    st.add_argument("--train-max", type=int, default=16, help="fit on core counts up to this (default 16)")
+    st.add_argument("--min-points", type=int, default=5, help="core counts a curve needs (default 5)")
+    st.add_argument("--workload", help="only this workload's curves")
+    st.add_argument("--out", help="output directory (default: TABLE-study/)")
+    st.add_argument("--note", help="a line of provenance printed on the figures")
+    st.set_defaults(func=_study)
     for name, func, help_ in (("simulate", _simulate, "run the SimPy model once"),
                               ("mva", _mva, "exact MVA throughput")):
         s = sub.add_parser(name, help=help_)

@@ -75,3 +75,41 @@ def piggin_figure(stem, v=100_000.0, s=500e-9, max_cores=64, ops=20_000, seed=1)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     return _save(fig, stem)
+
+
+def study_curve(r: dict, stem, title, note=None, max_cores=256):
+    """One judged curve (study.judge): points fitted and held out, and each method's line."""
+    from vmscale_model import study
+    cores = np.array(r["cores"])
+    x = np.array(r["throughput"])
+    train = np.isin(cores, r["train_cores"])
+    grid = np.unique(np.round(np.logspace(0, np.log10(max_cores), 50)).astype(int))
+    fig, ax = plt.subplots(figsize=(7, 4.6))
+    ax.plot(grid, x[0] / cores[0] * grid, "k:", lw=1, label="ideal linear (1-core rate)")
+    m, u, mm = r.get("model", {}), r.get("usl", {}), r.get("measured_model", {})
+    if "think" in m:
+        y = study.mva_predict(m["think"], m["service"], grid)
+        ax.plot(grid, y, color="tab:blue", lw=1.6, label=f"contended-line model, fitted ({_worst(m)})")
+    if "sigma" in u:
+        ax.plot(grid, solvers.usl_throughput(grid, u["lambda"], u["sigma"], u["kappa"]), color="tab:red",
+                lw=1.2, ls="--", label=f"USL, fitted to the same points ({_worst(u)})")
+    if "think" in mm and "error" in mm:
+        y = study.mva_predict(mm["think"], mm["service"], grid)
+        ax.plot(grid, y, color="tab:green", lw=1.2, ls="-.", label=f"model from gem5 counters, not fitted ({_worst(mm)})")
+    ax.plot(cores[train], x[train], "o", color="k", ms=6, label="gem5, fitted", zorder=5)
+    ax.plot(cores[~train], x[~train], "o", mfc="white", mec="k", mew=1.5, ms=7, label="gem5, held out", zorder=5)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("cores")
+    ax.set_ylabel("throughput (operations per cycle)")
+    ax.set_title(title, fontsize=10)
+    if note:
+        ax.text(0.01, 0.01, note, transform=ax.transAxes, fontsize=7, color="gray", va="bottom")
+    ax.legend(fontsize=7, loc="upper left")
+    ax.grid(True, which="both", alpha=0.2)
+    return _save(fig, stem)
+
+
+def _worst(method: dict) -> str:
+    errs = method.get("error") or []
+    return f"hold-out error {max(errs, key=abs) * 100:+.0f}%" if errs else "no hold-out"

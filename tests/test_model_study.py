@@ -1,0 +1,86 @@
+"""The scaling study: fits on small core counts judged on large ones, against the USL and
+against the model whose parameters come from the simulator's counters."""
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from conftest import vmscale
+from vmscale_model import study
+
+CORES = [1, 2, 4, 8, 16, 32, 64]
+
+
+def _rows(think, service, cores=CORES, variant="stock", counters=True, transfers=1.0):
+    """Rows as a gem5 sweep writes them, with throughput from exact MVA (cycles/op per thread)."""
+    x = study.mva_predict(think, service, cores)
+    rows = []
+    for n, xn in zip(cores, x):
+        r = {"workload": "refcount", "kernel_variant": variant, "backend": "gem5", "cores": str(n), "ok": "True",
+             "cycles_per_op": str(n / xn)}
+        if counters:
+            # at one core the line never moves; above, `transfers` ownership moves per op
+            r.update({"gem5.l1_fwd_getx_per_op": str(0.0 if n == 1 else transfers * 0.75),
+                      "gem5.l1_fwd_gets_per_op": str(0.0 if n == 1 else transfers * 0.25),
+                      "gem5.ruby_miss_latency_mean": str(service / transfers)})
+        rows.append(r)
+    return rows
+
+
+def test_a_contended_line_curve_is_predicted_where_it_was_not_fitted():
+    r = study.judge(_rows(2000.0, 150.0), train_max=16)
+    assert r["train_cores"] == [1, 2, 4, 8, 16] and r["held_cores"] == [32, 64]
+    assert r["model"]["think"] == pytest.approx(2000, rel=0.02)
+    assert r["model"]["service"] == pytest.approx(150, rel=0.02)
+    assert max(abs(e) for e in r["model"]["error"]) < 0.02
+    # the USL fitted to the same five points misses the 1/S ceiling it never saw
+    assert max(abs(e) for e in r["usl"]["error"]) > max(abs(e) for e in r["model"]["error"])
+    mm = r["measured_model"]
+    assert mm["at_cores"] == 2 and mm["transfers_per_op"] == pytest.approx(1.0)
+    assert mm["service"] == pytest.approx(150)
+    # think comes from the 1-core point, which also holds one (uncontended) service: a small bias
+    assert mm["think"] == pytest.approx(2150)
+    assert max(abs(e) for e in mm["error"]) < 0.1
+
+
+def test_counters_scale_the_measured_service():
+    # twice the transfers per op at half the latency: the same demand, the same prediction
+    a = study.judge(_rows(2000.0, 150.0, transfers=1.0), 16)["measured_model"]
+    b = study.judge(_rows(2000.0, 150.0, transfers=2.0), 16)["measured_model"]
+    assert a["service"] == pytest.approx(b["service"]) and a["predicted"] == pytest.approx(b["predicted"])
+
+
+def test_what_cannot_be_judged_says_why():
+    rows = _rows(2000.0, 150.0, counters=False) + _rows(500.0, 1.0, cores=[1, 2, 4], variant="refcache")
+    result = study.study(rows, train_max=16)
+    assert "not a gem5 table" in result["refcount/stock/gem5"]["measured_model"]["skipped"]
+    assert result["refcount/refcache/gem5"] == {"skipped": "3 core counts (a curve needs 5)"}
+    short = study.judge(_rows(2000.0, 150.0, cores=[1, 2, 4, 8, 16]), train_max=16)
+    assert short["skipped"] == "no core count above 16 to check the fit on"
+    no_one = study.judge(_rows(2000.0, 150.0, cores=[2, 4, 8, 16, 32, 64]), train_max=16)
+    assert "no 1-core point" in no_one["measured_model"]["skipped"]
+    failed = _rows(2000.0, 150.0)
+    failed[-1]["ok"] = "False"
+    assert study.judge([r for r in failed if r["ok"] == "True"], 16)["held_cores"] == [32]
+
+
+def test_cli_writes_the_study_table_and_figures(tmp_path):
+    table = tmp_path / "t.csv"
+    rows = _rows(2000.0, 150.0) + _rows(300.0, 0.001, variant="percpu-ref")
+    with open(table, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    r = vmscale("model", "study", table, "--out", tmp_path / "s")
+    assert r.returncode == 0, r.stderr
+    assert "| refcount/stock/gem5 | 1,2,4,8,16 / 32,64 |" in r.stdout
+    data = json.loads((tmp_path / "s/study.json").read_text())
+    assert set(data) == {"refcount/stock/gem5", "refcount/percpu-ref/gem5"}
+    assert (tmp_path / "s/refcount-stock-gem5.png").stat().st_size > 10_000
+    # a near-linear curve: the model puts the ceiling far away and predicts the held-out points
+    assert max(abs(e) for e in data["refcount/percpu-ref/gem5"]["model"]["error"]) < 0.02
+    bad = vmscale("model", "study", tmp_path / "missing.csv")
+    assert bad.returncode == 2 and "no such file" in bad.stderr
+    assert np.isfinite(data["refcount/stock/gem5"]["usl"]["sigma"])
