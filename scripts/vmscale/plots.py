@@ -53,3 +53,43 @@ def scaling_plot(table, stem, workload) -> list:
         fig.text(0.5, -0.02, "QEMU (TCG) rows: functional timing that includes host scheduling of vCPUs, "
                  "not cycle-level", ha="center", fontsize=8, color="gray")
     return save_figure(fig, stem)
+
+
+def twin_plot(table, stem, workload) -> list:
+    """A paper-figure twin: our cycles per operation by variant, and beside it, on its own
+    axes, what the paper states (published.py), so the two are never read as one dataset."""
+    from vmscale import published
+    rows = [r for r in read_table(table) if r["workload"] == workload]
+    pts = published.points(workload)
+    if not rows or not pts:
+        return []
+    p = published.PUBLISHED[workload]
+    series = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        series[f"{r['kernel_variant']} ({r['backend']})"][int(r["cores"])].append(float(r["cycles_per_op"]))
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    for label, by in sorted(series.items()):
+        cores = sorted(by)
+        ax1.plot(cores, [sum(by[n]) / len(by[n]) for n in cores], "o-", label=label)
+    ax1.set(xlabel="cores", ylabel="cycles per operation per core")
+    ax1.set_title(f"vmscale: {workload}", fontsize=9)
+    for i, (label, cores, value, rel) in enumerate(pts):
+        marker = {"=": "s", "~": "D", ">": "^"}[rel]
+        ax2.plot([cores], [value], marker, ms=8, color=f"C{i + 5}",
+                 label=f"{label}: {'' if rel == '=' else rel + ' '}{value:,}")
+        if rel == ">":
+            ax2.annotate("", xy=(cores, value * 2.2), xytext=(cores, value),
+                         arrowprops={"arrowstyle": "->", "color": f"C{i + 5}"})
+    ax2.set_xlabel("cores")
+    ax2.set_title(f"published: {p['figure']}", fontsize=9)
+    top = max(v * (3 if rel == ">" else 1.5) for _, _, v, rel in pts)
+    ax2.set_ylim(top=max(top, ax2.get_ylim()[1]))
+    for ax in (ax1, ax2):
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    ax2.set_xlim(4, 160)
+    fig.text(0.5, -0.04, f"right: {p['source']}; {p['machine']}; {p['metric']} as stated in the text "
+             "(not our data)", ha="center", fontsize=7, color="gray")
+    return save_figure(fig, stem)

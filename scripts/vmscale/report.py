@@ -15,7 +15,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from vmscale import plots  # noqa: E402
+from vmscale import plots, published  # noqa: E402
 from vmscale.errors import VmscaleError  # noqa: E402
 from vmscale.plots import save_figure  # noqa: E402
 from vmscale.fileutil import atomic_write_text  # noqa: E402
@@ -68,6 +68,7 @@ def plot_all(table, out_dir, model=False) -> dict:
     figures = {}
     for w in sorted({r["workload"] for r in rows}):
         figs = plots.scaling_plot(table, str(out_dir / f"scaling-{w}"), w)
+        figs += plots.twin_plot(table, str(out_dir / f"twin-{w}"), w)
         figs += ruby_plot(table, str(out_dir / f"ruby-{w}"), w)
         if model:
             from vmscale_model import cli as model_cli
@@ -96,6 +97,9 @@ def report(table, out_dir, model=False) -> Path:
         lines += [f"## {w}: twin of {TWINS.get(w, '-')}", ""]
         lines += [f"![{Path(os.path.relpath(f, out_dir)).with_suffix('')}]({os.path.relpath(f, out_dir)})"
                   for f in figs if f.endswith(".png")]
+        cited = published.markdown(w)
+        if cited:
+            lines += ["", cited]
         lines += ["", "| variant | cores | cycles/op | ops per Mcycle | ok |", "|---|---|---|---|---|"]
         for r in sorted((r for r in rows if r["workload"] == w), key=lambda r: (r["kernel_variant"], int(r["cores"]))):
             lines.append(f"| {r['kernel_variant']} | {r['cores']} | {r.get('cycles_per_op') or '-'} | "

@@ -1,0 +1,44 @@
+"""Papers' stated numbers sit beside our figures, cited, and never enter our tables."""
+
+import csv
+
+from vmscale import plots, published, report
+
+
+def _table(tmp_path, workload):
+    path = tmp_path / "table.csv"
+    rows = [{"workload": workload, "kernel_variant": v, "backend": "gem5", "cores": n, "ok": "True",
+             "cycles_per_op": 7000 * (1 + k * n / 8), "ops_per_mcycle": 1, "kernel_release": "6.12"}
+            for k, v in enumerate(["rcu", "rwlock"]) for n in (1, 2, 4, 8)]
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    return path
+
+
+def test_every_published_point_is_cited_and_well_formed():
+    for workload, p in published.PUBLISHED.items():
+        assert p["source"] and p["machine"] and p["figure"] and p["claims"], workload
+        for label, cores, value, rel in p["points"]:
+            assert cores > 0 and value > 0 and rel in ("=", "~", ">"), (workload, label)
+    # Bonsai's text: RCU at 80 cores, and lock-based designs more than ten times the 10-core cost
+    assert ("pure RCU", 80, 8869, "=") in published.points("fault")
+
+
+def test_the_report_puts_the_papers_numbers_beside_ours_not_in_them(tmp_path):
+    table = _table(tmp_path, "fault")
+    before = table.read_text()
+    path = report.report(table, tmp_path / "r")
+    text = path.read_text()
+    assert "Published (Bonsai Figures 16-17" in text and "not our data" in text
+    assert "| pure RCU | 80 | 8,869 |" in text
+    assert (tmp_path / "r/twin-fault.png").stat().st_size > 10_000
+    assert table.read_text() == before   # nothing written into our data
+    assert "8869" not in "".join(r["cycles_per_op"] for r in plots.read_table(table))
+
+
+def test_no_twin_without_published_numbers(tmp_path):
+    table = _table(tmp_path, "local")
+    assert plots.twin_plot(table, str(tmp_path / "t"), "local") == []
+    assert published.markdown("local") == ""
