@@ -268,6 +268,9 @@ def parser():
     d.add_argument("--out", default=str(paths.runs_dir() / "demo"))
     d.add_argument("--cores", default="1,2,4,8", help="core counts to run (one boot each)")
     d.add_argument("--backend", help="force a backend (default: the best available)")
+    d.add_argument("--fit-qemu", action="store_true",
+                   help="also fit the model to this run's QEMU timing (functional, not cycle-level: "
+                        "expect poor fits)")
     d.set_defaults(func=cmd_demo)
 
     m = sub.add_parser("model", help="the queueing model (see `vmscale model --help`)", add_help=False)
