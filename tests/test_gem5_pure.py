@@ -192,3 +192,9 @@ def test_roi_dumps_of_a_real_boot_once_run():
         assert r["gem5.sim_ticks"] == s["sim_ticks"] and r["gem5.l1_inv"] == s["l1_inv"]
         # The guest's rdtsc cycles per op and gem5's core-cycles per op agree within 2x.
         assert 0.5 < s["sim_cycles_per_op"] / r["cycles_per_op"] < 2, (r["workload"], s["sim_cycles_per_op"])
+
+
+def test_user_and_board_keys_are_options_of_the_gem5_script():
+    from vmscale_gem5 import options
+    dests = {a.dest for a in options.parser()._actions}
+    assert set(options.USER_KEYS) <= dests and set(options.BOARD_KEYS) < set(options.USER_KEYS)

@@ -74,6 +74,8 @@ def test_per_workload_variants_make_one_job_of_only_those_cases():
     ('[axes]\ncores=[1]\nkernel_variant=["stock"]\nworkload=["local"]\n"gem5.topology"=["mesh"]', "need backend"),
     ('[axes]\ncores=[]\nkernel_variant=["stock"]\nworkload=["local"]', "non-empty list"),
     ('speed = 3\n[axes]\ncores=[1]', "unknown key"),
+    ('backend="gem5"\n[axes]\ncores=[8]\nkernel_variant=["stock"]\nworkload=["local"]\n[fixed]\n"gem5.topolgy"="mesh"',
+     "unknown gem5 option 'gem5.topolgy'"),
     ('[axes]\ncores=[1]\nkernel_variant=["stock"]\nworkload=["local"]\n[variants]\nfault=["stock"]',
      "'fault' is not one of the sweep's workloads"),
     ('[axes]\ncores=[1]\nkernel_variant=["stock"]\nworkload=["local"]\n[variants]\nlocal=["rwlock"]',

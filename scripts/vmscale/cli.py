@@ -37,21 +37,18 @@ def cmd_build(a):
     return 0
 
 
-GEM5_KEYS = {"cpu", "topology", "network", "l1_size", "l2_size", "l2_banks", "mem_channels", "memory",
-             "mesh_rows", "mesh_cols", "link_latency", "router_latency", "link_bandwidth"}
-
-
 MAX_HOST_HELP = ("gem5: save a boot still running after this many host seconds and exit 75; the same "
                  "command continues it (default inside Slurm: the job's time left minus 15 min)")
 
 
 def _gem5_opts(items) -> dict:
+    from vmscale_gem5.options import USER_KEYS
     opts = {}
     for item in items or []:
         key, sep, value = item.partition("=")
         key = key.replace("-", "_")
-        if not sep or key not in GEM5_KEYS:
-            raise VmscaleError(f"--gem5 {item!r}: expected KEY=VALUE with KEY one of {', '.join(sorted(GEM5_KEYS))}")
+        if not sep or key not in USER_KEYS:
+            raise VmscaleError(f"--gem5 {item!r}: expected KEY=VALUE with KEY one of {', '.join(sorted(USER_KEYS))}")
         opts[key] = value
     return opts
 

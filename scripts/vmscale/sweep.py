@@ -110,7 +110,13 @@ def parse(data: dict, text: str = "", default_name: str = "sweep") -> Spec:
 
 
 def _check_key(key: str, where: str):
-    if key in CORE_AXES or key.startswith("param.") or key.startswith("gem5."):
+    if key.startswith("gem5."):
+        from vmscale_gem5.options import USER_KEYS
+        if key[len("gem5."):].replace("-", "_") not in USER_KEYS:
+            raise VmscaleError(f"sweep spec [{where}]: unknown gem5 option {key!r}",
+                               f"use gem5.KEY with KEY one of {', '.join(USER_KEYS)}")
+        return
+    if key in CORE_AXES or key.startswith("param."):
         return
     raise VmscaleError(f"sweep spec [{where}]: unknown axis {key!r}",
                        "use cores, kernel_variant, workload, param.NAME or gem5.KEY")

@@ -21,6 +21,13 @@ KERNEL_ARGS = ["earlyprintk=ttyS0", "console=ttyS0", "lpj=7999923", "root=/dev/s
                "cpu_init_udelay=0", "cpuhp.parallel=0"]
 
 
+# The board a checkpoint depends on (a boot made with other values cannot be restored into it).
+BOARD_KEYS = ("memory", "mem_channels", "l1_size", "l2_size", "l2_banks", "topology", "network",
+              "mesh_rows", "mesh_cols", "link_latency", "router_latency", "link_bandwidth")
+# What a user sets through vmscale (--gem5 KEY=VALUE, a sweep's gem5.KEY): the board and the CPU model.
+USER_KEYS = ("cpu",) + BOARD_KEYS
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="vmscale_fs.py", description="vmscale on gem5 v24 X86 full system")
     p.add_argument("--kernel", required=True, help="vmlinux (ELF) from `vmscale build kernel`")

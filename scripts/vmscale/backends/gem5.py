@@ -44,8 +44,7 @@ def info() -> dict:
 def board_args(cores: int, opts: dict) -> list:
     """vmscale_fs.py arguments that define the board (what a checkpoint depends on)."""
     args = ["--cores", str(cores)]
-    for key in ("memory", "mem_channels", "l1_size", "l2_size", "l2_banks", "topology", "network",
-                "mesh_rows", "mesh_cols", "link_latency", "router_latency", "link_bandwidth"):
+    for key in options.BOARD_KEYS:
         if opts.get(key) is not None:
             args += [f"--{key.replace('_', '-')}", str(opts[key])]
     return args
