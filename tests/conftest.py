@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from vmscale import paths
 from vmscale.backends import qemu
 
 REPO = Path(__file__).resolve().parents[1]
@@ -65,7 +66,7 @@ def vmscale(*args, env=None, check=False, timeout=3600):
 @pytest.fixture(scope="session")
 def workloads_built():
     vmscale("build", "workloads", check=True, timeout=600)
-    return REPO / "build" / "workloads"
+    return paths.build_dir() / "workloads"
 
 
 @pytest.fixture(scope="session")
@@ -74,7 +75,7 @@ def kernel_built(workloads_built):
     if not Path("/usr/src/linux-source-6.12.tar.xz").exists() and not os.environ.get("VMSCALE_KERNEL_SOURCE"):
         pytest.skip("no Linux 6.12 source: apt-get install linux-source-6.12")
     vmscale("build", "all", check=True, timeout=3600)
-    return REPO / "build" / "kernel" / "normal"
+    return paths.build_dir() / "kernel" / "normal"
 
 
 @pytest.fixture(scope="session")
@@ -86,7 +87,7 @@ def qemu_ready(kernel_built):
 
 def flavor_kernel(flavor: str) -> Path:
     vmscale("build", "kernel", "--flavor", flavor, check=True, timeout=3600)
-    return REPO / "build" / "kernel" / flavor
+    return paths.build_dir() / "kernel" / flavor
 
 
 @pytest.fixture(scope="session")

@@ -165,6 +165,13 @@ def test_gem5_backend_without_gem5_is_a_clear_error(workloads_built, tmp_path):
                 env={"GEM5": ""} if "GEM5" in os.environ else None)
     assert r.returncode == 2 and "GEM5 is not set" in r.stderr
     assert not (tmp_path / "x").exists()
+    # the cheap check comes first: with no kernel built either, GEM5 is still what is named
+    build = tmp_path / "build"
+    build.mkdir()
+    (build / "workloads").symlink_to(workloads_built)
+    r = vmscale("run", "--backend", "gem5", "--cores", 8, "--workload", "local", "--out", tmp_path / "y",
+                env={"GEM5": "", "VMSCALE_BUILD": str(build)})
+    assert r.returncode == 2 and "GEM5 is not set" in r.stderr, r.stderr
 
 
 def test_roi_dumps_of_a_real_boot_once_run():

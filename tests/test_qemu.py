@@ -10,7 +10,7 @@ import struct
 import pytest
 
 from conftest import REPO, vmscale
-from vmscale import workloads
+from vmscale import paths, workloads
 
 pytestmark = pytest.mark.qemu
 SMALL = ["iters=10", "global.iters=2", "fault.iters=2", "fault.pages=16", "pagecache.iters=20", "stress.iters=400"]
@@ -123,8 +123,8 @@ def test_kernel_that_does_not_boot_is_reported(qemu_ready, tmp_path):
     (kdir / "manifest.json").write_text(json.dumps(manifest))
     (build / "image").mkdir()
     for f in ("vmscale.img", "vmscale.json"):
-        (build / "image" / f).symlink_to(REPO / "build" / "image" / f)
-    (build / "workloads").symlink_to(REPO / "build" / "workloads")
+        (build / "image" / f).symlink_to(paths.build_dir() / "image" / f)
+    (build / "workloads").symlink_to(paths.build_dir() / "workloads")
     r = vmscale("run", "--backend", "qemu", "--cores", 1, "--workload", "local", "--timeout", 60,
                 "--out", tmp_path / "bad", env={"VMSCALE_BUILD": str(build)})
     assert r.returncode == 2, r.stdout + r.stderr

@@ -93,11 +93,11 @@ def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), para
                         qemu_version=be.qemu_version())
         watchdog = be.watchdog_plan(cores, paths.kernel_dir(flavor) / ".config", watchdog_scale)
     elif backend == "gem5":
-        kman = kernel.load_manifest(flavor)
         if flavor != "normal":
             raise VmscaleError(f"--flavor {flavor} under gem5: debug kernels change lock layout and cost",
                                "use the normal kernel for gem5 timing runs")
-        build = be.check(cores, gem5_opts or {}, be.info())
+        build = be.check(cores, gem5_opts or {}, be.info())   # GEM5 and its limits before any build
+        kman = kernel.load_manifest(flavor)
         manifest.update(kernel=kman, image=json.loads(paths.image_path().with_suffix(".json").read_text()),
                         gem5_version=build.get("version"), gem5_options=gem5_opts or {})
     elif backend == "native":
