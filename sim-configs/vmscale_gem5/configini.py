@@ -17,10 +17,11 @@ def describe(text: str) -> dict:
     cpu_types = sorted({cp[s].get("type", "?") for s in cores})
     ruby = any(s.endswith("ruby_system") for s in cp.sections())
     l1 = [s for s in cp.sections() if re.fullmatch(r".*ruby_system\.l1_controllers\d*", s)]
+    # Older gem5 named controllers after their protocol (MESI_Two_Level_L1Cache_Controller);
+    # v24 builds one protocol per binary and says only L1Cache_Controller (buildinfo has it).
     protocol = None
     for s in l1[:1]:
-        t = cp[s].get("type", "")
-        m = re.match(r"(\w+?)_L1Cache_Controller", t)
-        protocol = m.group(1) if m else t
+        m = re.match(r"(\w+?)_L1Cache_Controller", cp[s].get("type", ""))
+        protocol = m.group(1) if m else None
     return {"cores": len(cores), "cpu_types": cpu_types, "ruby": ruby, "protocol": protocol,
             "l1_controllers": len(l1)}
