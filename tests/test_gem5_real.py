@@ -13,6 +13,7 @@ pytestmark = [pytest.mark.gem5,
               pytest.mark.skipif(not GEM5, reason="GEM5 is not set: export GEM5=/path/to/build/X86/gem5.opt")]
 
 
+@pytest.mark.slow
 def test_checkpoint_then_restore_into_ruby_runs_a_workload_at_8_cores(kernel_built, tmp_path):
     """Boot with atomic CPUs (Ruby bypassed), checkpoint, restore into Timing + Ruby, run local."""
     r = vmscale("run", "--backend", "gem5", "--cores", 8, "--workload", "local", "--param", "iters=5",
