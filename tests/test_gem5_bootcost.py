@@ -42,8 +42,12 @@ def test_unfinished_or_foreign_directories_are_refused(tmp_path):
 def test_the_growth_law_recovers_a_power_and_predicts():
     pts = [{"cores": n, "host_seconds": 30.0 * n ** 1.5} for n in (1, 2, 4, 8, 16)]
     pts[0]["host_seconds"] = 999.0   # one core is not on the law (no bring-up): left out
+    for p in pts:
+        p["instructions"] = 300e6 + 5e6 * p["cores"]
     law = bootcost.fit(pts)
     assert law["b"] == pytest.approx(1.5) and law["a"] == pytest.approx(30.0)
+    assert law["instructions"]["per_core"] == pytest.approx(5e6)
+    assert law["instructions"]["predicted"]["254"] == pytest.approx(300e6 + 5e6 * 254)
     assert law["predicted"]["128"] == pytest.approx(30.0 * 128 ** 1.5)
     with pytest.raises(ValueError, match="need 3"):
         bootcost.fit(pts[:3])

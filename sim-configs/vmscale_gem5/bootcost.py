@@ -58,9 +58,19 @@ def fit(points: list) -> dict:
     b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
     a = math.exp(my - b * mx)
     rms = math.sqrt(sum((y - (math.log(a) + b * x)) ** 2 for x, y in zip(xs, ys)) / len(xs))
-    return {"law": "host_seconds = a * cores^b", "a": a, "b": b, "log_rms": rms,
-            "fitted_on": sorted(n for n, _ in pts),
-            "predicted": {str(n): a * n ** b for n in PREDICT_AT}}
+    out = {"law": "host_seconds = a * cores^b", "a": a, "b": b, "log_rms": rms,
+           "fitted_on": sorted(n for n, _ in pts),
+           "predicted": {str(n): a * n ** b for n in PREDICT_AT}}
+    # Simulated instructions do not depend on what else the host runs: a second, steadier law.
+    ins = [(p["cores"], p["instructions"]) for p in points if p["cores"] >= 2 and p.get("instructions")]
+    if len(ins) >= 3:
+        mn = sum(n for n, _ in ins) / len(ins)
+        mi = sum(i for _, i in ins) / len(ins)
+        per_core = sum((n - mn) * (i - mi) for n, i in ins) / sum((n - mn) ** 2 for n, _ in ins)
+        out["instructions"] = {"law": "instructions = base + per_core * cores", "base": mi - per_core * mn,
+                               "per_core": per_core,
+                               "predicted": {str(n): mi + per_core * (n - mn) for n in PREDICT_AT}}
+    return out
 
 
 def table(points: list, law: dict = None) -> str:
@@ -127,6 +137,10 @@ def main(argv=None) -> int:
     print(table(points, law), end="")
     if law:
         print(f"{law['law']}: a={law['a']:.4g}, b={law['b']:.3f} (log RMS {law['log_rms']:.3f})")
+        if "instructions" in law:
+            i = law["instructions"]
+            print(f"{i['law']}: base {i['base'] / 1e6:.0f} M, {i['per_core'] / 1e6:.2f} M per core; predicted "
+                  + ", ".join(f"{n} cores {v / 1e6:,.0f} M" for n, v in i["predicted"].items()))
     if a.out:
         a.out.mkdir(parents=True, exist_ok=True)
         with open(a.out / "boot-cost.csv", "w", newline="") as f:
