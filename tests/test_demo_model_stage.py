@@ -1,0 +1,22 @@
+"""The main job's model stage works on the shipped cycle-level data, not on QEMU timing."""
+
+import json
+
+from vmscale import demo, paths
+
+
+def test_model_stage_fits_and_judges_the_shipped_gem5_curves(tmp_path, capsys):
+    table = paths.REPO / "results" / demo.GEM5_TABLES[0] / "table.csv"
+    assert table.is_file(), "results/ must ship the gem5 scaling table the demo fits"
+    demo.model_stage(tmp_path)
+    out = tmp_path / "model" / demo.GEM5_TABLES[0]
+    study = json.loads((out / "study.json").read_text())
+    judged = {k: v for k, v in study.items() if "skipped" not in v}
+    assert any(k.startswith("refcount/stock/") for k in judged)
+    for key, r in judged.items():
+        # fitted on <= 16 cores, judged above: every method has an error at every held-out count
+        assert r["train_cores"] and max(r["train_cores"]) <= 16 < min(r["held_cores"]), key
+        for method in ("model", "usl"):
+            assert len(r[method]["error"]) == len(r["held_cores"]), (key, method)
+    assert (out / "report" / "twin-fault.png").is_file() or (out / "report" / "twin-refcount.png").is_file()
+    assert "fitted on <= 16 cores" in capsys.readouterr().out
