@@ -40,9 +40,9 @@ def test_a_contended_line_curve_is_predicted_where_it_was_not_fitted():
     mm = r["measured_model"]
     assert mm["at_cores"] == 2 and mm["transfers_per_op"] == pytest.approx(1.0)
     assert mm["service"] == pytest.approx(150)
-    # think comes from the 1-core point, which also holds one (uncontended) service: a small bias
-    assert mm["think"] == pytest.approx(2150)
-    assert max(abs(e) for e in mm["error"]) < 0.1
+    # the 1-core point is Z + S in the model: Z is what is left of it once S is measured
+    assert mm["think"] == pytest.approx(2000)
+    assert max(abs(e) for e in mm["error"]) < 1e-6
 
 
 def test_counters_scale_the_measured_service():
@@ -61,6 +61,14 @@ def test_what_cannot_be_judged_says_why():
     assert short["skipped"] == "no core count above 16 to check the fit on"
     no_one = study.judge(_rows(2000.0, 150.0, cores=[2, 4, 8, 16, 32, 64]), train_max=16)
     assert "no 1-core point" in no_one["measured_model"]["skipped"]
+    # a measured demand above the whole 1-core cost leaves no think time: said, not fitted around
+    big = study.judge(_rows(100.0, 150.0, transfers=3.0), train_max=16)
+    big_rows = _rows(100.0, 150.0)
+    for r in big_rows:
+        if r["cores"] != "1":
+            r["gem5.ruby_miss_latency_mean"] = "5000"
+    assert "no think time left" in study.judge(big_rows, 16)["measured_model"]["skipped"]
+    assert "error" in big["measured_model"]
     failed = _rows(2000.0, 150.0)
     failed[-1]["ok"] = "False"
     assert study.judge([r for r in failed if r["ok"] == "True"], 16)["held_cores"] == [32]

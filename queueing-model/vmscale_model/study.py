@@ -4,10 +4,11 @@ judged on the large ones it was not fitted to, three ways.
 - the contended-line model fitted freely (think Z and service S by least squares);
 - the Universal Scalability Law fitted to the same points (the usual yardstick);
 - the contended-line model with parameters measured by the simulator, not fitted:
-  Z is the 1-core cycles per operation (the line never leaves the core), and the
-  line's demand per operation is (ownership transfers per operation) x (Ruby's mean
-  miss latency), both read at the smallest multi-core count, where a transfer barely
-  queues.  It needs gem5 rows (the coherence counters); other backends get no such model.
+  the line's demand per operation S is (ownership transfers per operation) x (Ruby's
+  mean miss latency), both read at the smallest multi-core count, where a transfer
+  barely queues; Z is the 1-core cycles per operation less S (in the model one core
+  still visits the line once per operation, so its cycle count is Z + S).  It needs
+  gem5 rows (the coherence counters); other backends get no such model.
 
 Pure: rows in, dicts out.  The CLI (`vmscale model study`) does the files.
 """
@@ -55,10 +56,14 @@ def measured_params(rows: list, train_cores) -> dict:
     n = multi[0]
     transfers = np.mean([sum(_num(r, k) for k in TRANSFER_KEYS) for r in by[n]])
     latency = np.mean([_num(r, LATENCY_KEY) for r in by[n]])
-    think = np.mean([_num(r, "cycles_per_op") for r in by[1]])
-    if not all(math.isfinite(x) for x in (transfers, latency, think)):
+    one = np.mean([_num(r, "cycles_per_op") for r in by[1]])
+    if not all(math.isfinite(x) for x in (transfers, latency, one)):
         return {"skipped": "the rows lack gem5's coherence counters or miss latency (not a gem5 table?)"}
-    return {"think": float(think), "service": float(transfers * latency), "at_cores": n,
+    service = float(transfers * latency)
+    if service >= one:
+        return {"skipped": f"the measured line demand ({service:.4g} cycles) is not below the 1-core cost "
+                           f"({one:.4g}): no think time left"}
+    return {"think": float(one - service), "service": service, "at_cores": n,
             "transfers_per_op": float(transfers), "miss_latency": float(latency)}
 
 
