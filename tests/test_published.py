@@ -35,6 +35,9 @@ def test_the_report_puts_the_papers_numbers_beside_ours_not_in_them(tmp_path):
     assert "| pure RCU | 80 | 8,869 |" in text
     assert (tmp_path / "r/twin-fault.png").stat().st_size > 10_000
     assert table.read_text() == before   # nothing written into our data
+    # 8 cores: rcu 7000 x 1, rwlock 7000 x 2; growth from 2 cores: rcu 1x, rwlock 2 / 1.25 = 1.6x
+    assert "at 8 cores: rwlock / rcu = 2.00" in text
+    assert "rcu 1.00x from 2 to 8 cores; rwlock 1.60x from 2 to 8 cores" in text
     assert "8869" not in "".join(r["cycles_per_op"] for r in plots.read_table(table))
 
 

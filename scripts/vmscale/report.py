@@ -100,6 +100,9 @@ def report(table, out_dir, model=False) -> Path:
         cited = published.markdown(w)
         if cited:
             lines += ["", cited]
+            ours = published.our_ratios([r for r in ok if r["workload"] == w and r.get("cycles_per_op")])
+            if ours:
+                lines += ["", ours]
         lines += ["", "| variant | cores | cycles/op | ops per Mcycle | ok |", "|---|---|---|---|---|"]
         for r in sorted((r for r in rows if r["workload"] == w), key=lambda r: (r["kernel_variant"], int(r["cores"]))):
             lines.append(f"| {r['kernel_variant']} | {r['cores']} | {r.get('cycles_per_op') or '-'} | "
