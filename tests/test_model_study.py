@@ -92,3 +92,10 @@ def test_cli_writes_the_study_table_and_figures(tmp_path):
     bad = vmscale("model", "study", tmp_path / "missing.csv")
     assert bad.returncode == 2 and "no such file" in bad.stderr
     assert np.isfinite(data["refcount/stock/gem5"]["usl"]["sigma"])
+
+
+def test_the_one_core_point_can_be_left_out_of_the_fit():
+    r = study.judge(_rows(2000.0, 150.0), train_max=16, train_min=2)
+    assert r["train_cores"] == [2, 4, 8, 16] and r["held_cores"] == [32, 64]
+    assert r["model"]["service"] == pytest.approx(150, rel=0.02)
+    assert r["measured_model"]["think"] == pytest.approx(2000)   # still from the 1-core point

@@ -72,7 +72,7 @@ def _study(a):
         raise fitlib.FitError(f"{a.table}: no rows")
     if a.workload:
         rows = [r for r in rows if r.get("workload") == a.workload]
-    result = study.study(rows, a.train_max, a.min_points)
+    result = study.study(rows, a.train_max, a.min_points, train_min=a.train_min)
     if not result:
         raise fitlib.FitError(f"{a.table}: no successful rows" + (f" of workload {a.workload}" if a.workload else ""))
     out = Path(a.out or Path(a.table).with_suffix("").as_posix() + "-study")
@@ -81,11 +81,11 @@ def _study(a):
     for key, r in result.items():
         if "skipped" not in r:
             stem = out / key.replace("/", "-")
-            figs += plot.study_curve(r, str(stem), f"{key}: fitted on <= {a.train_max} cores, judged above",
+            figs += plot.study_curve(r, str(stem), f"{key}: fitted on {a.train_min}-{a.train_max} cores, judged above",
                                      note=a.note)
     (out / "study.json").write_text(json.dumps(result, indent=2) + "\n")
     md = study.table(result)
-    (out / "study.md").write_text(f"# Scaling study: {a.table}\n\nFitted on core counts <= {a.train_max}; "
+    (out / "study.md").write_text(f"# Scaling study: {a.table}\n\nFitted on core counts {a.train_min}-{a.train_max}; "
                                    "errors are (predicted / measured - 1) at the held-out core counts.\n\n" + md)
     print(md, end="")
     print(f"wrote {out / 'study.json'}, {out / 'study.md'} and {len(figs) // 2} figure(s)")
@@ -142,6 +142,8 @@ def parser():
                                       "fitted on small core counts, judged on the large")
     st.add_argument("table")
     st.add_argument("--train-max", type=int, default=16, help="fit on core counts up to this (default 16)")
+    st.add_argument("--train-min", type=int, default=1,
+                    help="fit on core counts from this (2 leaves out the 1-core point, where no line moves)")
     st.add_argument("--min-points", type=int, default=5, help="core counts a curve needs (default 5)")
     st.add_argument("--workload", help="only this workload's curves")
     st.add_argument("--out", help="output directory (default: TABLE-study/)")

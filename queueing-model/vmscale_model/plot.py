@@ -97,7 +97,11 @@ def study_curve(r: dict, stem, title, note=None, max_cores=256):
         y = study.mva_predict(mm["think"], mm["service"], grid)
         ax.plot(grid, y, color="tab:green", lw=1.2, ls="-.", label=f"model from gem5 counters, not fitted ({_worst(mm)})")
     ax.plot(cores[train], x[train], "o", color="k", ms=6, label="gem5, fitted", zorder=5)
-    ax.plot(cores[~train], x[~train], "o", mfc="white", mec="k", mew=1.5, ms=7, label="gem5, held out", zorder=5)
+    held = np.isin(cores, r["held_cores"])
+    ax.plot(cores[held], x[held], "o", mfc="white", mec="k", mew=1.5, ms=7, label="gem5, held out", zorder=5)
+    left = ~train & ~held
+    if left.any():
+        ax.plot(cores[left], x[left], "s", color="gray", ms=5, label="gem5, left out of the fit", zorder=5)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("cores")

@@ -75,11 +75,14 @@ def _errors(pred, measured) -> list:
     return [float(p / m - 1) for p, m in zip(pred, measured)]
 
 
-def judge(rows: list, train_max: int, law: str = "crossbar") -> dict:
-    """One curve: fit on core counts <= train_max, report each method's error above it."""
+def judge(rows: list, train_max: int, law: str = "crossbar", train_min: int = 1) -> dict:
+    """One curve: fit on core counts in [train_min, train_max], report each method's error above.
+
+    train_min = 2 leaves out the 1-core point, where the line never moves (no coherence at
+    all); the counter-based model still takes its Z from that point."""
     data = fitlib.prepare(rows)
-    train = data.cores <= train_max
-    held = ~train
+    train = (data.cores <= train_max) & (data.cores >= train_min)
+    held = data.cores > train_max
     out = {"cores": data.cores.tolist(), "throughput": data.throughput.tolist(),
            "train_cores": data.cores[train].tolist(), "held_cores": data.cores[held].tolist()}
     if not held.any():
@@ -101,7 +104,7 @@ def judge(rows: list, train_max: int, law: str = "crossbar") -> dict:
         out["usl"] = dict(u, predicted=pred.tolist(), error=_errors(pred, measured))
     except fitlib.FitError as e:
         out["usl"] = {"skipped": str(e)}
-    m = measured_params(rows, set(tdata.cores.tolist()))
+    m = measured_params(rows, set(data.cores[data.cores <= train_max].tolist()))
     if "skipped" not in m:
         pred = mva_predict(m["think"], m["service"], data.cores[held])
         m.update(predicted=pred.tolist(), error=_errors(pred, measured),
@@ -110,7 +113,7 @@ def judge(rows: list, train_max: int, law: str = "crossbar") -> dict:
     return out
 
 
-def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "crossbar") -> dict:
+def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "crossbar", train_min: int = 1) -> dict:
     """Every curve with at least min_points core counts, judged; the rest listed as too short."""
     out = {}
     for (w, v, b), rs in sorted(curves(rows).items()):
@@ -119,7 +122,7 @@ def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "cros
         if n < min_points:
             out[key] = {"skipped": f"{n} core counts (a curve needs {min_points})"}
             continue
-        out[key] = judge(rs, train_max, law)
+        out[key] = judge(rs, train_max, law, train_min)
     return out
 
 
