@@ -1,0 +1,1 @@
+/opt/gem5-v24/gem5.opt -d /work/runs/stab-8c.partial/m5out /work/main/sim-configs/vmscale_fs.py --kernel /work/main/build/kernel/normal/vmlinux --disk /work/main/build/image/vmscale.img --mode restore --cpu timing --checkpoint-dir /work/main/build/checkpoints/8c-12e5656e2e3b6628 --script /work/runs/stab-8c.partial/run.sh --cores 8
