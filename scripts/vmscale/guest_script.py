@@ -66,5 +66,9 @@ def render(cases: list) -> str:
               "cat $d/0-head " + " ".join(f"$d/{c.case_id}" for c in cases) + " 2>/dev/null",
               '[ -n "$p" ] && echo "$p" > /proc/sys/kernel/printk',
               "echo VMSCALE-RECAP-END",
-              "echo VMSCALE-SCRIPT-END"]
+              "echo VMSCALE-SCRIPT-END",
+              # Under gem5, /init's m5 exit ends the simulation at once: whatever the serial
+              # driver has not yet sent (up to its 4 KiB buffer: the recap's tail) would be
+              # lost.  Give the UART time to drain; QEMU (m5 mode off) and hosts skip this.
+              'case "$(m5 mode 2>/dev/null)" in inst|addr) sleep 0.3;; esac']
     return "\n".join(lines) + "\n"
