@@ -62,13 +62,11 @@ def test_what_cannot_be_judged_says_why():
     no_one = study.judge(_rows(2000.0, 150.0, cores=[2, 4, 8, 16, 32, 64]), train_max=16)
     assert "no 1-core point" in no_one["measured_model"]["skipped"]
     # a measured demand above the whole 1-core cost leaves no think time: said, not fitted around
-    big = study.judge(_rows(100.0, 150.0, transfers=3.0), train_max=16)
     big_rows = _rows(100.0, 150.0)
     for r in big_rows:
         if r["cores"] != "1":
             r["gem5.ruby_miss_latency_mean"] = "5000"
     assert "no think time left" in study.judge(big_rows, 16)["measured_model"]["skipped"]
-    assert "error" in big["measured_model"]
     failed = _rows(2000.0, 150.0)
     failed[-1]["ok"] = "False"
     assert study.judge([r for r in failed if r["ok"] == "True"], 16)["held_cores"] == [32]

@@ -62,19 +62,8 @@ def _fit(a):
 
 def _study(a):
     from vmscale_model import plot, study
-    try:
-        import csv
-        with open(a.table, newline="") as f:
-            rows = list(csv.DictReader(f))
-    except FileNotFoundError:
-        raise fitlib.FitError(f"{a.table}: no such file")
-    if not rows:
-        raise fitlib.FitError(f"{a.table}: no rows")
-    if a.workload:
-        rows = [r for r in rows if r.get("workload") == a.workload]
+    rows = fitlib.load_table(a.table, a.workload)   # missing file, no rows, failed rows: handled there
     result = study.study(rows, a.train_max, a.min_points, train_min=a.train_min)
-    if not result:
-        raise fitlib.FitError(f"{a.table}: no successful rows" + (f" of workload {a.workload}" if a.workload else ""))
     out = Path(a.out or Path(a.table).with_suffix("").as_posix() + "-study")
     out.mkdir(parents=True, exist_ok=True)
     figs = []
