@@ -24,8 +24,11 @@ KERNEL_ARGS = ["earlyprintk=ttyS0", "console=ttyS0", "lpj=7999923", "root=/dev/s
 # The board a checkpoint depends on (a boot made with other values cannot be restored into it).
 BOARD_KEYS = ("memory", "mem_channels", "l1_size", "l2_size", "l2_banks", "topology", "network",
               "mesh_rows", "mesh_cols", "link_latency", "router_latency", "link_bandwidth")
+# Cache geometry that only the restored run sees: Ruby starts cold after a restore (the boot
+# bypasses it), so one checkpoint serves every associativity.
+RESTORE_KEYS = ("l1_assoc", "l2_assoc")
 # What a user sets through vmscale (--gem5 KEY=VALUE, a sweep's gem5.KEY): the board and the CPU model.
-USER_KEYS = ("cpu",) + BOARD_KEYS
+USER_KEYS = ("cpu",) + RESTORE_KEYS + BOARD_KEYS
 
 
 def parser() -> argparse.ArgumentParser:

@@ -165,6 +165,9 @@ def run(*, cases, script_text, cores, workdir: Path, kernel_manifest, opts, time
     args = ["--kernel", kernel_manifest["vmlinux"], "--disk", str(paths.image_path()),
             "--mode", "restore", "--cpu", opts.get("cpu", "timing"), "--checkpoint-dir", str(cpt),
             "--script", str(script)] + board_args(cores, opts)
+    for key in options.RESTORE_KEYS:
+        if opts.get(key) is not None:
+            args += [f"--{key.replace('_', '-')}", str(opts[key])]
     out = workdir / "m5out"
     t0 = time.time()
     log, _ = _run_gem5(args, out, timeout, f"run {cores}c")
