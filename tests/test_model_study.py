@@ -97,3 +97,43 @@ def test_the_one_core_point_can_be_left_out_of_the_fit():
     assert r["train_cores"] == [2, 4, 8, 16] and r["held_cores"] == [32, 64]
     assert r["model"]["service"] == pytest.approx(150, rel=0.02)
     assert r["measured_model"]["think"] == pytest.approx(2000)   # still from the 1-core point
+
+
+def _sized(think, service, k, fixed_per_core, cores=CORES):
+    """Rows at k ops per thread whose ROI also carries a fixed cost F(n) = fixed_per_core * n
+    per thread (as start skew and cold misses do), with transfers counted as totals."""
+    rows = _rows(think, service, cores)
+    for r in rows:
+        n = int(r["cores"])
+        steady = float(r["cycles_per_op"])
+        r.update({"threads": str(n), "ops": str(n * k),
+                  "cycles_per_op": str(steady + fixed_per_core * n / k),
+                  "gem5.l1_fwd_getx": str(float(r["gem5.l1_fwd_getx_per_op"]) * n * k + 7 * n),
+                  "gem5.l1_fwd_gets": str(float(r["gem5.l1_fwd_gets_per_op"]) * n * k)})
+    return rows
+
+
+def test_two_roi_sizes_give_the_steady_cost_free_of_the_rois_fixed_part():
+    rows = _sized(2000.0, 150.0, 2000, 20000.0) + _sized(2000.0, 150.0, 4000, 20000.0)
+    result = study.study(rows, train_max=16)
+    # the sizes are judged apart, never averaged, and each alone is biased by F(n)/k
+    assert set(result) == {"refcount/stock/gem5/ops=2000", "refcount/stock/gem5/ops=4000",
+                           "refcount/stock/gem5/slope"}
+    slope = result["refcount/stock/gem5/slope"]
+    assert slope["model"]["service"] == pytest.approx(150, rel=0.01)
+    assert max(abs(e) for e in slope["model"]["error"]) < 0.01
+    assert slope["roi_fixed_cycles"][8] == pytest.approx(20000.0 * 8)
+    assert abs(result["refcount/stock/gem5/ops=2000"]["model"]["service"] - 150) > 5
+    # transfers per op from the totals' slope: the 7 per thread outside the steady state drop out
+    assert slope["measured_model"]["transfers_per_op"] == pytest.approx(1.0)
+    assert max(abs(e) for e in slope["measured_model"]["error"]) < 1e-6
+
+
+def test_a_slope_needs_two_sizes_at_each_core_count_and_growth():
+    rows = _sized(2000.0, 150.0, 2000, 0.0) + _sized(2000.0, 150.0, 4000, 0.0, cores=[1, 2, 4, 8, 16, 32])
+    bad = _sized(2000.0, 150.0, 4000, 0.0, cores=[32])
+    rows = [r for r in rows if not (r["cores"] == "32" and r["ops"] == str(32 * 4000))] + [
+        dict(bad[0], cycles_per_op="1")]          # at 32 cores the longer ROI took fewer cycles
+    srows, notes = study.slope_rows(rows)
+    assert [int(r["cores"]) for r in srows] == [1, 2, 4, 8, 16]
+    assert notes[0].startswith("32 cores: per-thread cycles do not grow") and notes[1] == "64 cores: one ROI size only"

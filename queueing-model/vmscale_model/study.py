@@ -10,6 +10,11 @@ judged on the large ones it was not fitted to, three ways.
   still visits the line once per operation, so its cycle count is Z + S).  It needs
   gem5 rows (the coherence counters); other backends get no such model.
 
+A curve measured at two ROI sizes (operations per thread) at each core count is judged
+three ways over: at each size, and on the slope between them, the steady-state cost per
+operation with every cost that does not grow with the ROI taken out (cold caches after a
+restore, the threads' start and finish skew, per-thread set-up inside the ROI).
+
 Pure: rows in, dicts out.  The CLI (`vmscale model study`) does the files.
 """
 
@@ -33,6 +38,57 @@ def curves(rows: list) -> dict:
             continue
         out.setdefault((r["workload"], r["kernel_variant"], r.get("backend", "")), []).append(r)
     return out
+
+
+def roi_size(r):
+    """Operations per thread in a row's ROI, or None when the row does not say."""
+    threads = _num(r, "threads")
+    if not threads > 0:
+        threads = _num(r, "cores")
+    k = _num(r, "ops") / threads
+    return k if math.isfinite(k) and k > 0 else None
+
+
+# Counters whose per-op slope comes from their totals (the miss latency is a mean: taken as is).
+SLOPE_COUNTS = {"gem5.l1_fwd_getx_per_op": "gem5.l1_fwd_getx", "gem5.l1_fwd_gets_per_op": "gem5.l1_fwd_gets"}
+
+
+def slope_rows(rows: list) -> tuple:
+    """One row per core count measured at two ROI sizes: the steady-state cost per operation.
+
+    With per-thread cycles C = F + c k at k operations per thread, c = (C2 - C1) / (k2 - k1)
+    from the smallest and the largest size (means over repeats), and F = C1 - c k1 is the
+    ROI's fixed part, reported as `roi_fixed_cycles`.  Returns (rows, notes): core counts
+    measured at one size only, or whose slope is not positive, are left out with a note.
+    """
+    by = {}
+    for r in rows:
+        by.setdefault(int(float(r["cores"])), {}).setdefault(roi_size(r), []).append(r)
+    out, notes = [], []
+    for n in sorted(by):
+        sizes = sorted(k for k in by[n] if k is not None)
+        if len(sizes) < 2:
+            notes.append(f"{n} cores: one ROI size only")
+            continue
+        small, big = by[n][sizes[0]], by[n][sizes[-1]]
+        k1, k2 = sizes[0], sizes[-1]
+        c1 = np.mean([_num(r, "cycles_per_op") for r in small]) * k1
+        c2 = np.mean([_num(r, "cycles_per_op") for r in big]) * k2
+        slope = (c2 - c1) / (k2 - k1)
+        if not slope > 0:
+            notes.append(f"{n} cores: per-thread cycles do not grow with the ROI ({c1:.0f} at {k1:g}, "
+                         f"{c2:.0f} at {k2:g} ops)")
+            continue
+        row = dict(big[0], cycles_per_op=float(slope), roi_fixed_cycles=float(c1 - slope * k1),
+                   roi_sizes=f"{k1:g}/{k2:g}")
+        ops1 = np.mean([_num(r, "ops") for r in small])
+        ops2 = np.mean([_num(r, "ops") for r in big])
+        for per_op, total in SLOPE_COUNTS.items():
+            t1 = np.mean([_num(r, total) for r in small])
+            t2 = np.mean([_num(r, total) for r in big])
+            row[per_op] = float((t2 - t1) / (ops2 - ops1)) if math.isfinite(t1 + t2) else math.nan
+        out.append(row)
+    return out, notes
 
 
 def _num(r, key):
@@ -114,16 +170,34 @@ def judge(rows: list, train_max: int, law: str = "crossbar", train_min: int = 1)
 
 
 def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "crossbar", train_min: int = 1) -> dict:
-    """Every curve with at least min_points core counts, judged; the rest listed as too short."""
+    """Every curve with at least min_points core counts, judged; the rest listed as too short.
+
+    A curve with several ROI sizes becomes one curve per size (`.../ops=K`) and the slope
+    curve (`.../slope`), so sizes are never averaged together."""
     out = {}
     for (w, v, b), rs in sorted(curves(rows).items()):
-        n = len({int(float(r["cores"])) for r in rs})
         key = f"{w}/{v}" + (f"/{b}" if b else "")
-        if n < min_points:
-            out[key] = {"skipped": f"{n} core counts (a curve needs {min_points})"}
+        sizes = sorted({roi_size(r) for r in rs} - {None})
+        if len(sizes) < 2:
+            out[key] = _judge_curve(rs, train_max, min_points, law, train_min)
             continue
-        out[key] = judge(rs, train_max, law, train_min)
+        for k in sizes:
+            out[f"{key}/ops={k:g}"] = _judge_curve([r for r in rs if roi_size(r) == k], train_max, min_points,
+                                                   law, train_min)
+        srows, notes = slope_rows(rs)
+        out[f"{key}/slope"] = _judge_curve(srows, train_max, min_points, law, train_min)
+        if notes:
+            out[f"{key}/slope"]["notes"] = notes
+        if srows:
+            out[f"{key}/slope"]["roi_fixed_cycles"] = {int(float(r["cores"])): r["roi_fixed_cycles"] for r in srows}
     return out
+
+
+def _judge_curve(rows, train_max, min_points, law, train_min) -> dict:
+    n = len({int(float(r["cores"])) for r in rows})
+    if n < min_points:
+        return {"skipped": f"{n} core counts (a curve needs {min_points})"}
+    return judge(rows, train_max, law, train_min)
 
 
 def _pct(errs) -> str:
