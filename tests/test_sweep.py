@@ -29,10 +29,25 @@ def test_expansion_ids_and_jobs():
     points = sweep.expand(spec)
     assert len(points) == 2 * 2 * 2
     assert len({p.id for p in points}) == 8
-    assert [p.id for p in sweep.expand(spec)] == [p.id for p in points]  # stable
+    # IDs name the directories a killed sweep resumes from: stable across processes (no hash())
+    code = ("import tomllib, sys; from vmscale import sweep; "
+            "print(' '.join(p.id for p in sweep.expand(sweep.parse(tomllib.loads(sys.stdin.read())))))")
+    for seed in ("1", "2"):
+        other = subprocess.run([sys.executable, "-c", code], input=SPEC, capture_output=True, text=True, check=True,
+                               env=dict(os.environ, PYTHONHASHSEED=seed), cwd=REPO).stdout.split()
+        assert other == [p.id for p in points]
     jobs = sweep.jobs(spec)
     assert len(jobs) == 4  # cores x iters; workloads share a machine
     assert all(sorted(j.workloads) == ["local", "pageshare"] for j in jobs)
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "scripts" / "sweeps").glob("*.toml")), ids=lambda p: p.name)
+def test_every_shipped_spec_loads_and_expands(path):
+    spec = sweep.load(path)
+    points = sweep.expand(spec)
+    jobs = sweep.jobs(spec)
+    assert points and jobs and sum(len(j.points) for j in jobs) == len(points)
+    assert len({p.id for p in points}) == len(points)
 
 
 PAIRED = """
