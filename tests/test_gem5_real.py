@@ -26,6 +26,30 @@ def test_checkpoint_then_restore_into_ruby_runs_a_workload_at_8_cores(kernel_bui
     assert manifest["gem5_version"].startswith("24.") and os.path.isfile(os.path.join(manifest["checkpoint"], "m5.cpt"))
 
 
+def test_end_to_end_at_two_cores_each_case_gets_its_own_roi_and_the_designs_differ(kernel_built, tmp_path):
+    """Boot to a checkpoint (once per kernel and board), restore into Timing + Ruby, and run
+    refcount under a shared atomic and under Refcache in one boot.  Each case's workbegin/
+    workend must give its own stats dump, matched to it: the atomic counter moves its line
+    between the two L1s about once per get+put pair, Refcache's per-CPU deltas almost never,
+    and Refcache runs more instructions per pair.  Two dumps swapped would invert both."""
+    r = vmscale("run", "--backend", "gem5", "--cores", 2, "--workload", "refcount",
+                "--kernel-variant", "stock,refcache", "--param", "refcount.iters=400", "--param", "refcount.chunk=200",
+                "--out", tmp_path / "g", timeout=3 * 3600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+    rows = {row["kernel_variant"]: row for row in map(json.loads, (tmp_path / "g" / "results.jsonl").read_text().splitlines())}
+    assert set(rows) == {"stock", "refcache"}
+    stock, refcache = rows["stock"], rows["refcache"]
+    for row in rows.values():
+        assert row["ok"] and row["ops"] == 2 * 400 and row["booted_cpus"] == 2
+        assert row["gem5.roi_cycles"] > 0 and row["gem5.cores_in_stats"] == 2
+    assert stock["gem5.sim_ticks"] != refcache["gem5.sim_ticks"]       # two dumps, not one read twice
+    assert stock["gem5.l1_fwd_getx_per_op"] > 0.5                         # the shared line moves
+    assert refcache["gem5.l1_fwd_getx_per_op"] < 0.2 * stock["gem5.l1_fwd_getx_per_op"]
+    assert refcache["gem5.roi_insts_per_op"] > 2 * stock["gem5.roi_insts_per_op"]
+    manifest = json.loads((tmp_path / "g" / "manifest.json").read_text())
+    assert manifest["gem5_version"].startswith("24.") and os.path.isfile(os.path.join(manifest["checkpoint"], "m5.cpt"))
+
+
 def test_core_count_the_build_cannot_do_is_refused_before_gem5_starts(kernel_built, tmp_path):
     r = vmscale("run", "--backend", "gem5", "--cores", 255, "--workload", "local", "--out", tmp_path / "x")
     assert r.returncode == 2 and "tops out at 254" in r.stderr

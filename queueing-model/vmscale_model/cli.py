@@ -11,35 +11,15 @@ from vmscale_model.network import LAWS
 
 
 def _fit(a):
-    from vmscale_model import plot
-    rows = fitlib.load_table(a.table, a.workload, a.variant, a.backend)
-    data = fitlib.prepare(rows)
-    f = fitlib.fit(data, a.law, a.per_hop, a.hop_fraction)
+    from vmscale_model import outputs
+    tf = fitlib.fit_table(a.table, a.workload, a.variant, a.backend, a.law, a.per_hop, a.hop_fraction, a.holdout)
+    data, summary, hold = tf.data, tf.summary, tf.hold
+    if "skipped" in summary.get("holdout", {}):
+        print(f"hold-out skipped: {summary['holdout']['skipped']}", file=sys.stderr)
     out = Path(a.out or Path(a.table).with_suffix("").as_posix() + "-model")
-    out.mkdir(parents=True, exist_ok=True)
-    summary = {"table": str(a.table), "workload": a.workload, "variant": a.variant, "backend": a.backend,
-               "fit": f.summary(), "measured": {"cores": data.cores.tolist(), "throughput": data.throughput.tolist()}}
-    hold = None
-    if a.holdout:
-        try:
-            hold = fitlib.holdout(data, a.holdout, a.law, a.per_hop)
-            summary["holdout"] = {k: v for k, v in hold.items() if k != "fit"}
-        except fitlib.FitError as e:
-            summary["holdout"] = {"skipped": str(e)}
-            print(f"hold-out skipped: {e}", file=sys.stderr)
-    if len(data.cores) >= 4:
-        summary["usl"] = fitlib.fit_usl(data)
-    grid = [int(x) for x in (64, 256, 1024, 4096) if x > data.cores.max()]
-    summary["predictions"] = {}
-    for law in LAWS:
-        lo, hi = f.band(grid, law)
-        summary["predictions"][law] = [{"cores": n, "throughput": float(m), "low": float(l), "high": float(h)}
-                                       for n, m, l, h in zip(grid, f.predict(grid, law), lo, hi)]
     title = f"{a.workload or 'all workloads'} / {a.variant or 'all variants'}: contended-line model"
-    figs = plot.scaling(f, str(out / "scaling"), title, max_cores=a.max_cores, holdout=hold, note=a.note)
-    summary["figures"] = figs
-    (out / "fit.json").write_text(json.dumps(summary, indent=2) + "\n")
-    s = f.summary()
+    figs = outputs.write_fit(tf, out, title, a.max_cores, a.note)
+    s = tf.fit.summary()
     print(f"fit ({s['points']} core counts, law {s['law']}): think {s['think']:.4g} ± {s.get('think_stderr', float('nan')):.2g}, "
           f"service {s['service']:.4g} ± {s.get('service_stderr', float('nan')):.2g} per op, "
           f"R² {s['r2']:.4f}, ceiling {s['ceiling']:.4g} {data.unit}")
@@ -61,29 +41,17 @@ def _fit(a):
 
 
 def _study(a):
-    from vmscale_model import plot, study
-    rows = fitlib.load_table(a.table, a.workload)   # missing file, no rows, failed rows: handled there
-    result = study.study(rows, a.train_max, a.min_points, train_min=a.train_min)
+    from vmscale_model import outputs, study
+    result = study.study_table(a.table, a.train_max, a.min_points, train_min=a.train_min, workload=a.workload)
     out = Path(a.out or Path(a.table).with_suffix("").as_posix() + "-study")
-    out.mkdir(parents=True, exist_ok=True)
-    figs = []
-    for key, r in result.items():
-        if "skipped" not in r:
-            stem = out / key.replace("/", "-")
-            figs += plot.study_curve(r, str(stem), f"{key}: fitted on {a.train_min}-{a.train_max} cores, judged above",
-                                     note=a.note)
-    (out / "study.json").write_text(json.dumps(result, indent=2) + "\n")
-    md = study.table(result)
-    (out / "study.md").write_text(f"# Scaling study: {a.table}\n\nFitted on core counts {a.train_min}-{a.train_max}; "
-                                   "errors are (predicted / measured - 1) at the held-out core counts.\n\n" + md)
+    md, figs = outputs.write_study(result, out, str(a.table), a.train_min, a.train_max, a.note)
     print(md, end="")
     print(f"wrote {out / 'study.json'}, {out / 'study.md'} and {len(figs) // 2} figure(s)")
     return 0
 
 
 def _model(a):
-    service = network.Cost(a.service, a.per_hop, a.law)
-    return network.Model(think=a.think, stations=(network.Station("line", service),), dist=a.dist).validate()
+    return network.single_line(a.think, network.Cost(a.service, a.per_hop, a.law), a.dist)
 
 
 def _simulate(a):

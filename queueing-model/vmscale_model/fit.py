@@ -232,3 +232,46 @@ def fit_usl(data: Data) -> dict:
     res = least_squares(residuals, [1.0, 0.01, 1e-4], bounds=([1e-9, 0, 0], [np.inf, 1, 1]))
     return {"lambda": float(lam0 * res.x[0]), "sigma": float(res.x[1]), "kappa": float(res.x[2]),
             "log_rms": float(np.sqrt((res.fun ** 2).mean()))}
+
+
+PREDICTION_GRID = (64, 256, 1024, 4096)
+
+
+@dataclass
+class TableFit:
+    """One curve of a result table, fitted: what `vmscale model fit` prints and writes."""
+    fit: Fit
+    data: Data
+    hold: dict                 # holdout() of the largest core counts, or None
+    summary: dict              # JSON-ready: parameters, hold-out, USL, predictions per law with bands
+
+
+def fit_table(table, workload=None, variant=None, backend=None, law: str = "crossbar", per_hop=None,
+              hop_fraction: float = 0.5, holdout_points: int = 1) -> TableFit:
+    """Fit the contended-line model to one curve of a table (a CSV path or its rows).
+
+    The library's front door (a notebook calls this; the CLI, the demo and reports too):
+    loads and filters, fits, holds out the `holdout_points` largest core counts, fits the USL
+    beside it, and predicts every interconnect law to 4096 cores with bands."""
+    rows = table if isinstance(table, list) else load_table(table, workload, variant, backend)
+    data = prepare(rows)
+    f = fit(data, law, per_hop, hop_fraction)
+    summary = {"table": None if isinstance(table, list) else str(table), "workload": workload, "variant": variant,
+               "backend": backend, "fit": f.summary(),
+               "measured": {"cores": data.cores.tolist(), "throughput": data.throughput.tolist()}}
+    hold = None
+    if holdout_points:
+        try:
+            hold = holdout(data, holdout_points, law, per_hop)
+            summary["holdout"] = {k: v for k, v in hold.items() if k != "fit"}
+        except FitError as e:
+            summary["holdout"] = {"skipped": str(e)}
+    if len(data.cores) >= 4:
+        summary["usl"] = fit_usl(data)
+    grid = [n for n in PREDICTION_GRID if n > data.cores.max()]
+    summary["predictions"] = {}
+    for other in LAWS:
+        lo, hi = f.band(grid, other)
+        summary["predictions"][other] = [{"cores": n, "throughput": float(m), "low": float(a), "high": float(b)}
+                                         for n, m, a, b in zip(grid, f.predict(grid, other), lo, hi)]
+    return TableFit(fit=f, data=data, hold=hold, summary=summary)

@@ -193,6 +193,12 @@ def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "cros
     return out
 
 
+def study_table(table, train_max: int = 16, min_points: int = 5, law: str = "crossbar", train_min: int = 1,
+                workload=None) -> dict:
+    """study() of a table file (missing file, no rows and failed rows handled by load_table)."""
+    return study(fitlib.load_table(table, workload), train_max, min_points, law, train_min)
+
+
 def _judge_curve(rows, train_max, min_points, law, train_min) -> dict:
     n = len({int(float(r["cores"])) for r in rows})
     if n < min_points:

@@ -58,15 +58,18 @@ def main(a) -> int:
     for w in WORKLOADS:
         figs = plots.scaling_plot(table, str(out / f"scaling-{w}"), w)
         print(f"== plots: {', '.join(figs)}", flush=True)
-    from vmscale_model import cli as model_cli
-    if getattr(a, "fit_qemu", False):
+    if getattr(a, "fit_qemu", False) and len(cores) >= 3:
+        from vmscale_model import fit as fitlib, outputs
+        note = f"{backend} backend: " + ("functional timing (TCG), not cycle-level" if backend == "qemu" else "this host")
         for w in WORKLOADS:
             for v in variants:
-                if len(cores) >= 3:
-                    model_cli.main(["fit", str(table), "--workload", w, "--variant", v, "--holdout", "1",
-                                    "--out", str(out / f"model-{w}-{v}"),
-                                    "--note", f"{backend} backend: " + ("functional timing (TCG), not cycle-level"
-                                                                        if backend == "qemu" else "this host")])
+                try:
+                    tf = fitlib.fit_table(table, w, v)
+                except fitlib.FitError as e:
+                    print(f"== model {w}/{v}: {e}", flush=True)
+                    continue
+                figs = outputs.write_fit(tf, out / f"model-{w}-{v}", f"{w} / {v}: contended-line model", note=note)
+                print(f"== model {w}/{v}: {', '.join(figs)}", flush=True)
     model_stage(out)
     for f in failed:
         print(f"vmscale demo: {f}", file=sys.stderr)
@@ -81,9 +84,10 @@ def model_stage(out: Path) -> None:
         if not table.is_file():
             print(f"== model: {table} is missing; nothing cycle-level to fit", flush=True)
             continue
-        from vmscale_model import cli as model_cli
+        from vmscale_model import outputs, study
         print(f"== model: {name} (gem5, cycle-level): fitted on <= 16 cores, judged on the rest", flush=True)
-        model_cli.main(["study", str(table), "--out", str(out / "model" / name),
-                        "--note", f"gem5 v24 TimingSimpleCPU + Ruby MESI_Two_Level: results/{name}"])
+        md, _ = outputs.write_study(study.study_table(table), out / "model" / name, str(table), 1, 16,
+                                    f"gem5 v24 TimingSimpleCPU + Ruby MESI_Two_Level: results/{name}")
+        print(md, end="", flush=True)
         path = report.report(table, out / "model" / name / "report")
         print(f"== figure twins and report: {path}", flush=True)

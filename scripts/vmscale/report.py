@@ -71,11 +71,14 @@ def plot_all(table, out_dir, model=False) -> dict:
         figs += plots.twin_plot(table, str(out_dir / f"twin-{w}"), w)
         figs += ruby_plot(table, str(out_dir / f"ruby-{w}"), w)
         if model:
-            from vmscale_model import cli as model_cli
+            from vmscale_model import fit as fitlib, outputs
             for v in sorted({r["kernel_variant"] for r in rows if r["workload"] == w}):
-                mdir = out_dir / f"model-{w}-{v}"
-                if model_cli.main(["fit", str(table), "--workload", w, "--variant", v, "--out", str(mdir)]) == 0:
-                    figs.append(str(mdir / "scaling.png"))
+                try:
+                    tf = fitlib.fit_table(table, w, v)
+                except fitlib.FitError as e:
+                    print(f"report: no model for {w}/{v}: {e}")
+                    continue
+                figs += outputs.write_fit(tf, out_dir / f"model-{w}-{v}", f"{w} / {v}: contended-line model")[:1]
         figures[w] = figs
     return figures
 

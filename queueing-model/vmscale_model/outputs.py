@@ -1,0 +1,34 @@
+"""The model's files: a fit's or a study's JSON, markdown and figures in a directory.
+
+The only I/O of the library besides reading tables (fit.load_table); the CLI, the demo and
+reports write through it, so every caller gets the same files."""
+
+import json
+from pathlib import Path
+
+from vmscale_model import plot, study as studylib
+
+
+def write_fit(tf, out, title: str, max_cores: int = 4096, note=None) -> list:
+    """fit.json and the scaling figure of a fit_table() result; returns the figure paths."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    figs = plot.scaling(tf.fit, str(out / "scaling"), title, max_cores=max_cores, holdout=tf.hold, note=note)
+    (out / "fit.json").write_text(json.dumps(dict(tf.summary, figures=figs), indent=2) + "\n")
+    return figs
+
+
+def write_study(result: dict, out, table_name: str, train_min: int, train_max: int, note=None) -> tuple:
+    """study.json, study.md and one figure per judged curve; returns (markdown table, figures)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    figs = []
+    for key, r in result.items():
+        if "skipped" not in r:
+            figs += plot.study_curve(r, str(out / key.replace("/", "-")),
+                                     f"{key}: fitted on {train_min}-{train_max} cores, judged above", note=note)
+    (out / "study.json").write_text(json.dumps(result, indent=2) + "\n")
+    md = studylib.table(result)
+    (out / "study.md").write_text(f"# Scaling study: {table_name}\n\nFitted on core counts {train_min}-{train_max}; "
+                                  "errors are (predicted / measured - 1) at the held-out core counts.\n\n" + md)
+    return md, figs
