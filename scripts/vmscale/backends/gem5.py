@@ -180,3 +180,45 @@ def run(*, cases, script_text, cores, workdir: Path, kernel_manifest, opts, time
                            f"last console lines: {' | '.join(text.splitlines()[-4:])}", f"see {out}")
     return text, {"gem5_version": build.get("version"), "gem5_build": build, "checkpoint": str(cpt),
                   "host_seconds": round(time.time() - t0, 1), "gem5_cmd": log.splitlines()[:1]}, dumps
+
+
+# --- the backend interface (vmscale.backends) ---------------------------------------------
+
+OPTIONS = {"gem5_opts", "max_host_seconds"}
+
+
+def prepare(req) -> dict:
+    from vmscale import kernel
+    if req.flavor != "normal":
+        raise VmscaleError(f"--flavor {req.flavor} under gem5: debug kernels change lock layout and cost",
+                           "use the normal kernel for gem5 timing runs")
+    build = check(req.cores, req.gem5_opts, info())   # GEM5 and its limits before any build
+    return {"kernel": kernel.load_manifest(req.flavor),
+            "image": json.loads(paths.image_path().with_suffix(".json").read_text()),
+            "gem5_version": build.get("version"), "gem5_options": dict(req.gem5_opts)}
+
+
+def execute(req, prep, workdir: Path, script_text: str):
+    from vmscale.backends import Outcome
+    text, info_, dumps = run(cases=req.cases, script_text=script_text, cores=req.cores, workdir=workdir,
+                             kernel_manifest=prep["kernel"], opts=req.gem5_opts, timeout=req.timeout or 24 * 3600,
+                             max_host_seconds=req.max_host_seconds)
+    return Outcome(text, info_, dumps)
+
+
+def row_extras(req, outcome, parsed) -> dict:
+    """Each case's ROI statistics: one dump per workbegin/workend pair, in case order (a case
+    without a result made none), then gem5's own dump at exit."""
+    done = [c for c in req.cases if parsed.cases.get(c.case_id) and parsed.cases[c.case_id].result]
+    if len(outcome.dumps) not in (len(done), len(done) + 1):
+        raise VmscaleError(f"gem5 wrote {len(outcome.dumps)} ROI stats dump(s) for {len(done)} case(s) with "
+                           "results: cannot tell which is whose", "see m5out/stats.txt in the run directory")
+    return {case.case_id: {f"gem5.{k}": v for k, v in stats.summary(dump, parsed.cases[case.case_id].result.get("ops")).items()
+                           if not isinstance(v, list)}
+            for case, dump in zip(done, outcome.dumps)}
+
+
+def failures(req, prep, parsed) -> list:
+    if parsed.booted_cpus != req.cores:
+        return [f"the guest brought up {parsed.booted_cpus} CPUs, not {req.cores}"]
+    return []

@@ -73,3 +73,37 @@ def run_cases(cases: list, workdir: Path, timeout: int) -> tuple:
     text = "\n".join(["VMSCALE-SCRIPT-BEGIN"] + log + ["VMSCALE-SCRIPT-END", "VMSCALE-HALT"]) + "\n"
     (workdir / "console.log").write_text(text)
     return text, {"host_seconds": round(time.time() - t0, 1), "kernel_release": os.uname().release}
+
+
+# --- the backend interface (vmscale.backends) ---------------------------------------------
+
+OPTIONS = set()
+
+
+def prepare(req) -> dict:
+    from vmscale import workloads
+    if req.cores > max_cores():
+        raise VmscaleError(f"--cores {req.cores}: this host has {max_cores()} usable CPUs",
+                           "native runs pin one thread per CPU")
+    for case in req.cases:
+        check_sysctls(case.sysctls)
+    for w in sorted({c.workload for c in req.cases}):
+        need = workloads.KERNEL_INTERFACES.get(w)
+        if need and not os.path.exists(need):
+            raise VmscaleError(f"workload {w} needs {need}, which this host's kernel lacks",
+                               "run it in the guest (qemu, gem5) or boot the vmscale kernel here")
+    return {}
+
+
+def execute(req, prep, workdir: Path, script_text: str):
+    from vmscale.backends import Outcome
+    text, info = run_cases(list(req.cases), workdir, req.timeout or 3600)
+    return Outcome(text, info)
+
+
+def row_extras(req, outcome, parsed) -> dict:
+    return {}
+
+
+def failures(req, prep, parsed) -> list:
+    return []

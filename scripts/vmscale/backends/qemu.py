@@ -159,3 +159,55 @@ def boot(*, bzimage: Path, image: Path, script_text: str, cores: int, workdir: P
         raise VmscaleError(f"QEMU run at {cores} vCPUs failed: {why}; last console lines: {tail}"
                            + (f"; qemu: {stderr[-300:]}" if stderr else ""), fix)
     return text, info
+
+
+# --- the backend interface (vmscale.backends) ---------------------------------------------
+
+OPTIONS = {"kernel_args", "memory", "watchdog_scale"}
+
+
+def prepare(req) -> dict:
+    import json
+    from vmscale import kernel, paths
+    if req.watchdog_scale is not None and not req.watchdog_scale >= 1:
+        raise VmscaleError(f"--watchdog-scale {req.watchdog_scale}: must be at least 1",
+                           "1 keeps the kernel's default timeouts; omit it to scale with oversubscription")
+    for arg in req.kernel_args:
+        if not arg or any(c.isspace() for c in arg):
+            raise VmscaleError(f"--kernel-arg {arg!r}: one KEY=VALUE word per option")
+    kman = kernel.load_manifest(req.flavor)
+    limit = max_cores(kernel.kernel_nr_cpus(req.flavor))
+    if req.cores > limit:
+        raise VmscaleError(f"--cores {req.cores} is above what QEMU and this kernel support ({limit})",
+                           "QEMU's pc machine stops at 255 vCPUs; NR_CPUS is in the kernel config")
+    image_manifest = paths.image_path().with_suffix(".json")
+    if not image_manifest.is_file():
+        raise VmscaleError(f"guest image {paths.image_path()} is not built", "run `vmscale build image`")
+    return {"kernel": kman, "image": json.loads(image_manifest.read_text()), "qemu_version": qemu_version(),
+            "watchdogs": watchdog_plan(req.cores, paths.kernel_dir(req.flavor) / ".config", req.watchdog_scale)}
+
+
+def execute(req, prep, workdir: Path, script_text: str):
+    from vmscale import paths
+    from vmscale.backends import Outcome
+    text, info = boot(bzimage=prep["kernel"]["bzImage"], image=paths.image_path(), script_text=script_text,
+                      cores=req.cores, workdir=workdir,
+                      timeout=req.timeout or default_timeout(req.cores, len(req.cases)), mem=req.memory,
+                      extra_cmdline=req.kernel_args, watchdog=prep["watchdogs"])
+    return Outcome(text, dict(info, kernel_flavor=req.flavor))
+
+
+def row_extras(req, outcome, parsed) -> dict:
+    return {c.case_id: {"kernel_flavor": req.flavor} for c in req.cases}
+
+
+def failures(req, prep, parsed) -> list:
+    out = []
+    # The timeouts are only what the guest took: a dropped parameter must not pass unseen.
+    if not watchdogs.overridden(req.kernel_args):
+        bad = watchdogs.mismatches(prep["watchdogs"], parsed.watchdogs)
+        if bad:
+            out.append(f"the kernel did not take the detector timeouts: {', '.join(bad)}")
+    if parsed.booted_cpus != req.cores:
+        out.append(f"the guest brought up {parsed.booted_cpus} CPUs, not {req.cores}")
+    return out
