@@ -216,3 +216,10 @@ def test_cache_associativity_is_a_restore_option_not_part_of_the_checkpoint():
     assert gem5.board_args(32, {"l2_banks": "4"}) != gem5.board_args(32, {})
     assert not set(options.RESTORE_KEYS) & set(options.BOARD_KEYS)
     assert set(options.RESTORE_KEYS) < set(options.USER_KEYS)
+
+
+def test_board_label_names_only_what_differs_from_the_default_board():
+    from vmscale.backends import gem5
+    assert gem5.board_label({"cpu": "timing", "l2_assoc": "64", "topology": "crossbar"}) == "l2_assoc=64"
+    assert gem5.board_label({}) == ""
+    assert gem5.board_label({"topology": "mesh", "l2_banks": "4"}) == "l2_banks=4 topology=mesh"

@@ -186,3 +186,9 @@ def test_load_table_filters_by_variant_backend_and_outcome(tmp_path):
     assert len(fit.load_table(path, workload="fault")) == 3
     with pytest.raises(fit.FitError, match="no successful rows match"):
         fit.load_table(path, workload="fault", variant="stock", backend="native")
+
+
+def test_rows_from_two_gem5_boards_are_not_fitted_as_one_curve():
+    rows = [{"cores": "1", "cycles_per_op": "10"}, {"cores": "2", "cycles_per_op": "12", "gem5.board": "l2_assoc=64"}]
+    with pytest.raises(fit.FitError, match="2 gem5 boards"):
+        fit.prepare(rows)

@@ -137,3 +137,10 @@ def test_a_slope_needs_two_sizes_at_each_core_count_and_growth():
     srows, notes = study.slope_rows(rows)
     assert [int(r["cores"]) for r in srows] == [1, 2, 4, 8, 16]
     assert notes[0].startswith("32 cores: per-thread cycles do not grow") and notes[1] == "64 cores: one ROI size only"
+
+
+def test_points_from_different_gem5_boards_are_separate_curves():
+    rows = _rows(2000.0, 150.0) + [dict(r, **{"gem5.board": "l2_assoc=64"}) for r in _rows(2000.0, 100.0)]
+    result = study.study(rows, train_max=16)
+    assert result["refcount/stock/gem5"]["model"]["service"] == pytest.approx(150, rel=0.02)
+    assert result["refcount/stock/gem5[l2_assoc=64]"]["model"]["service"] == pytest.approx(100, rel=0.02)

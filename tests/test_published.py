@@ -45,3 +45,12 @@ def test_no_twin_without_published_numbers(tmp_path):
     table = _table(tmp_path, "local")
     assert plots.twin_plot(table, str(tmp_path / "t"), "local") == []
     assert published.markdown("local") == ""
+
+
+def test_curve_labels_keep_boards_and_roi_sizes_apart():
+    from vmscale.rows import curve_labels
+    rows = [{"workload": "refcount", "kernel_variant": "stock", "backend": "gem5", "cores": 2, "threads": 2, "ops": o,
+             "gem5.board": b} for o, b in ((4000, ""), (8000, ""), (4000, "l2_assoc=64"))]
+    assert curve_labels(rows) == ["stock (gem5) [2000 ops/thread]", "stock (gem5) [4000 ops/thread]",
+                                  "stock (gem5, l2_assoc=64)"]
+    assert curve_labels(rows[:1], with_backend=False) == ["stock"]

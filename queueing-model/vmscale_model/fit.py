@@ -59,6 +59,10 @@ def prepare(rows: list) -> Data:
     if not rows:
         raise FitError("no rows to fit")
     cols = set(rows[0])
+    boards = sorted({r.get("gem5.board") or "" for r in rows})
+    if len(boards) > 1:
+        raise FitError(f"the rows come from {len(boards)} gem5 boards ({', '.join(repr(b) for b in boards)}): "
+                       "one curve is one board; `vmscale model study` fits each apart")
     if "cores" not in cols:
         raise FitError("missing column 'cores'")
     if "cycles_per_op" in cols:

@@ -4,6 +4,7 @@ The only I/O of the library besides reading tables (fit.load_table); the CLI, th
 reports write through it, so every caller gets the same files."""
 
 import json
+import re
 from pathlib import Path
 
 from vmscale_model import plot, study as studylib
@@ -25,7 +26,7 @@ def write_study(result: dict, out, table_name: str, train_min: int, train_max: i
     figs = []
     for key, r in result.items():
         if "skipped" not in r:
-            figs += plot.study_curve(r, str(out / key.replace("/", "-")),
+            figs += plot.study_curve(r, str(out / re.sub(r"[^A-Za-z0-9._]+", "-", key).strip("-")),
                                      f"{key}: fitted on {train_min}-{train_max} cores, judged above", note=note)
     (out / "study.json").write_text(json.dumps(result, indent=2) + "\n")
     md = studylib.table(result)

@@ -31,12 +31,16 @@ LATENCY_KEY = "gem5.ruby_miss_latency_mean"
 
 
 def curves(rows: list) -> dict:
-    """(workload, variant, backend) -> the successful rows of that curve."""
+    """(workload, variant, backend, board) -> the successful rows of that curve.
+
+    board is gem5's non-default options ('gem5.board', e.g. 'l2_assoc=64'; '' for the default
+    board and for other backends): points from different boards never join one curve."""
     out = {}
     for r in rows:
         if str(r.get("ok", "True")) in ("False", "false", "0"):
             continue
-        out.setdefault((r["workload"], r["kernel_variant"], r.get("backend", "")), []).append(r)
+        key = (r["workload"], r["kernel_variant"], r.get("backend", ""), r.get("gem5.board") or "")
+        out.setdefault(key, []).append(r)
     return out
 
 
@@ -175,8 +179,8 @@ def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "cros
     A curve with several ROI sizes becomes one curve per size (`.../ops=K`) and the slope
     curve (`.../slope`), so sizes are never averaged together."""
     out = {}
-    for (w, v, b), rs in sorted(curves(rows).items()):
-        key = f"{w}/{v}" + (f"/{b}" if b else "")
+    for (w, v, b, board), rs in sorted(curves(rows).items()):
+        key = f"{w}/{v}" + (f"/{b}" if b else "") + (f"[{board}]" if board else "")
         sizes = sorted({roi_size(r) for r in rs} - {None})
         if len(sizes) < 2:
             out[key] = _judge_curve(rs, train_max, min_points, law, train_min)

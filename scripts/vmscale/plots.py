@@ -8,6 +8,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from vmscale.rows import curve_labels  # noqa: E402
+
 
 def save_figure(fig, stem) -> list:
     """PNG (to look at) and SVG (for papers) side by side; closes the figure."""
@@ -30,9 +32,8 @@ def scaling_plot(table, stem, workload) -> list:
     if not rows:
         return []
     series = defaultdict(lambda: defaultdict(list))
-    for r in rows:
-        n = int(r["cores"])
-        series[f"{r['kernel_variant']} ({r['backend']})"][n].append(float(r["cycles_per_op"]))
+    for r, label in zip(rows, curve_labels(rows)):
+        series[label][int(r["cores"])].append(float(r["cycles_per_op"]))
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
     backends = {r["backend"] for r in rows}
     for label, by in sorted(series.items()):
@@ -65,8 +66,8 @@ def twin_plot(table, stem, workload) -> list:
         return []
     p = published.PUBLISHED[workload]
     series = defaultdict(lambda: defaultdict(list))
-    for r in rows:
-        series[f"{r['kernel_variant']} ({r['backend']})"][int(r["cores"])].append(float(r["cycles_per_op"]))
+    for r, label in zip(rows, curve_labels(rows)):
+        series[label][int(r["cores"])].append(float(r["cycles_per_op"]))
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     for label, by in sorted(series.items()):
         cores = sorted(by)

@@ -56,9 +56,11 @@ def markdown(workload: str) -> str:
 def our_ratios(rows: list) -> str:
     """Each variant's cost per operation over the cheapest one's, at the largest core count
     every variant reached, and each variant's growth from its smallest multi-core count."""
+    from vmscale.rows import curve_labels
     by = {}
-    for r in rows:
-        by.setdefault(r["kernel_variant"], {})[int(r["cores"])] = float(r["cycles_per_op"])
+    for r, label in zip(rows, curve_labels(rows, with_backend=False)):   # boards and ROI sizes apart
+        by.setdefault(label, {}).setdefault(int(r["cores"]), []).append(float(r["cycles_per_op"]))
+    by = {v: {n: sum(x) / len(x) for n, x in pts.items()} for v, pts in by.items()}
     common = set.intersection(*(set(v) for v in by.values())) if by else set()
     if len(by) < 2 or not common:
         return ""

@@ -18,6 +18,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from vmscale import plots, published  # noqa: E402
 from vmscale.errors import VmscaleError  # noqa: E402
 from vmscale.plots import save_figure  # noqa: E402
+from vmscale.rows import curve_labels  # noqa: E402
 from vmscale.fileutil import atomic_write_text  # noqa: E402
 
 TWINS = {
@@ -48,9 +49,9 @@ def ruby_plot(table, stem, workload) -> list:
     fig, axes = plt.subplots(1, len(present), figsize=(4.5 * len(present), 3.6), squeeze=False)
     for ax, (key, label) in zip(axes[0], present):
         by = defaultdict(lambda: defaultdict(list))
-        for r in rows:
+        for r, label in zip(rows, curve_labels(rows, with_backend=False)):
             if r.get(key):
-                by[r["kernel_variant"]][int(r["cores"])].append(float(r[key]))
+                by[label][int(r["cores"])].append(float(r[key]))
         for v, pts in sorted(by.items()):
             n = sorted(pts)
             ax.plot(n, [sum(pts[c]) / len(pts[c]) for c in n], "o-", label=v)
@@ -107,8 +108,9 @@ def report(table, out_dir, model=False) -> Path:
             if ours:
                 lines += ["", ours]
         lines += ["", "| variant | cores | cycles/op | ops per Mcycle | ok |", "|---|---|---|---|---|"]
-        for r in sorted((r for r in rows if r["workload"] == w), key=lambda r: (r["kernel_variant"], int(r["cores"]))):
-            lines.append(f"| {r['kernel_variant']} | {r['cores']} | {r.get('cycles_per_op') or '-'} | "
+        mine = [r for r in rows if r["workload"] == w]
+        for label, r in sorted(zip(curve_labels(mine, with_backend=False), mine), key=lambda p: (p[0], int(p[1]["cores"]))):
+            lines.append(f"| {label} | {r['cores']} | {r.get('cycles_per_op') or '-'} | "
                          f"{r.get('ops_per_mcycle') or '-'} | {r['ok']} |")
         lines.append("")
     path = out_dir / "report.md"

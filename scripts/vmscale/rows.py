@@ -25,3 +25,31 @@ def make_row(*, run_id, backend, variant, workload, cores, result, failure, extr
     row.update(result)
     row.update(extra or {})
     return row
+
+
+def _ops_per_thread(r):
+    try:
+        return float(r["ops"]) / float(r.get("threads") or r["cores"])
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        return None
+
+
+def curve_labels(rows: list, with_backend: bool = True) -> list:
+    """A legend label per row, naming what makes a curve: the variant, the backend, gem5's
+    non-default board options, and the ops per thread when one curve was measured at several
+    ROI sizes, so that plots never average points from different boards or ROI sizes."""
+    def base(r):
+        parts = [r["backend"]] if with_backend else []
+        if r.get("gem5.board"):
+            parts.append(r["gem5.board"])
+        return r["kernel_variant"] + (f" ({', '.join(parts)})" if parts else "")
+    sizes = {}
+    for r in rows:
+        sizes.setdefault((r["workload"], base(r)), set()).add(_ops_per_thread(r))
+    out = []
+    for r in rows:
+        label = base(r)
+        if len(sizes[(r["workload"], label)]) > 1 and _ops_per_thread(r) is not None:
+            label += f" [{_ops_per_thread(r):g} ops/thread]"
+        out.append(label)
+    return out

@@ -206,16 +206,26 @@ def execute(req, prep, workdir: Path, script_text: str):
     return Outcome(text, info_, dumps)
 
 
+def board_label(opts: dict) -> str:
+    """The gem5 options that differ from vmscale_fs.py's defaults, as 'key=value ...' ('' for
+    the default board): every row carries it, so a table never mixes boards unseen."""
+    defaults = vars(options.parser().parse_args(["--kernel", "-", "--disk", "-", "--cores", "1"]))
+    return " ".join(f"{k}={v}" for k, v in sorted(opts.items()) if str(defaults.get(k)) != str(v))
+
+
 def row_extras(req, outcome, parsed) -> dict:
     """Each case's ROI statistics: one dump per workbegin/workend pair, in case order (a case
-    without a result made none), then gem5's own dump at exit."""
+    without a result made none), then gem5's own dump at exit; and the board they ran on."""
     done = [c for c in req.cases if parsed.cases.get(c.case_id) and parsed.cases[c.case_id].result]
     if len(outcome.dumps) not in (len(done), len(done) + 1):
         raise VmscaleError(f"gem5 wrote {len(outcome.dumps)} ROI stats dump(s) for {len(done)} case(s) with "
                            "results: cannot tell which is whose", "see m5out/stats.txt in the run directory")
-    return {case.case_id: {f"gem5.{k}": v for k, v in stats.summary(dump, parsed.cases[case.case_id].result.get("ops")).items()
-                           if not isinstance(v, list)}
-            for case, dump in zip(done, outcome.dumps)}
+    board = board_label(req.gem5_opts)
+    out = {c.case_id: {"gem5.board": board} for c in req.cases}
+    for case, dump in zip(done, outcome.dumps):
+        out[case.case_id].update({f"gem5.{k}": v for k, v in stats.summary(dump, parsed.cases[case.case_id].result.get("ops")).items()
+                                  if not isinstance(v, list)})
+    return out
 
 
 def failures(req, prep, parsed) -> list:
