@@ -21,6 +21,7 @@ import m5  # noqa: E402
 import m5.debug  # noqa: E402
 from m5.defines import buildEnv  # noqa: E402
 
+from gem5.coherence_protocol import CoherenceProtocol  # noqa: E402
 from gem5.components.cachehierarchies.classic.no_cache import NoCache  # noqa: E402
 from gem5.components.memory.memory import ChanneledMemory  # noqa: E402
 from gem5.components.processors.cpu_types import CPUTypes  # noqa: E402
@@ -29,21 +30,26 @@ from gem5.isas import ISA  # noqa: E402
 from gem5.resources.resource import DiskImageResource, KernelResource  # noqa: E402
 from gem5.simulate.exit_event import ExitEvent  # noqa: E402
 from gem5.simulate.simulator import Simulator  # noqa: E402
+from gem5.utils.requires import requires  # noqa: E402
 from m5.objects import DDR4_2400_8x8  # noqa: E402
 
 from vmscale_gem5 import limits, options  # noqa: E402
 
 a = options.parser().parse_args()
 try:
+    # The Ruby set-bitmap width has no stdlib accessor: m5.defines is where gem5 publishes it.
     bits = buildEnv.get("NUMBER_BITS_PER_SET")
     a.bits_per_set = a.bits_per_set or (int(bits) if bits else None)
     a.kvm_available = a.kvm_available or os.access("/dev/kvm", os.R_OK | os.W_OK)
     options.validate(a)
-    if a.memory_system == "ruby" and buildEnv.get("PROTOCOL") != "MESI_Two_Level":
-        raise limits.ConfigError(f"this gem5 binary's Ruby protocol is {buildEnv.get('PROTOCOL')}; "
-                                 "vmscale builds MESI_Two_Level hierarchies")
+    requires(isa_required=ISA.X86,
+             coherence_protocol_required=CoherenceProtocol.MESI_TWO_LEVEL if a.memory_system == "ruby" else None,
+             kvm_required=a.cpu == "kvm")
 except limits.ConfigError as e:
     print(f"vmscale_fs: error: {e}", file=sys.stderr)
+    sys.exit(2)
+except Exception as e:   # requires(): this binary is not the gem5 these options need
+    print(f"vmscale_fs: error: {' '.join(str(e).split())}", file=sys.stderr)
     sys.exit(2)
 
 from vmscale_board import VmscaleX86Board  # noqa: E402
@@ -78,7 +84,6 @@ board.set_kernel_disk_workload(
 )
 
 t0 = time.time()
-roi = {"begin": None, "ticks": []}
 resume = {"saved": False}
 EXIT_RESUME = 75   # EX_TEMPFAIL: the boot was saved at the host time limit; run again to continue
 
@@ -88,81 +93,72 @@ def progress_line(what):
     print(f"vmscale_fs: [{time.time() - t0:8.1f}s host, {sim_s:.4f}s simulated] {what}", flush=True)
 
 
+# Exit-event handlers are plain functions (the Simulator calls one per event of its type);
+# True ends the run.
 def on_checkpoint():
-    while True:
-        board_dir = Path(a.checkpoint_dir)
-        progress_line(f"saving checkpoint to {board_dir}")
-        simulator.save_checkpoint(board_dir)
-        yield True  # stop: restore runs in another gem5 process
+    progress_line(f"saving checkpoint to {a.checkpoint_dir}")
+    simulator.save_checkpoint(Path(a.checkpoint_dir))
+    return True  # stop: restore runs in another gem5 process
 
 
 def on_workbegin():
-    while True:
-        progress_line("ROI begins: stats reset")
-        m5.stats.reset()
-        roi["begin"] = m5.curTick()
-        yield False
+    progress_line("ROI begins: stats reset")
+    m5.stats.reset()
+    return False
 
 
 def on_workend():
-    while True:
-        m5.stats.dump()
-        if roi["begin"] is not None:
-            roi["ticks"].append(m5.curTick() - roi["begin"])
-        progress_line("ROI ends: stats dumped")
-        yield False
+    m5.stats.dump()
+    progress_line("ROI ends: stats dumped")
+    return False
 
 
 # Instruction tracing with kernel symbols, switched on for short windows (--profile).
 EXEC_FLAGS = ["ExecEnable", "ExecMacro", "ExecSymbol", "ExecUser", "ExecKernel"]
 
 
-def on_tick():
-    period = int(a.progress * 1e12)
-    window = int(a.profile_window * 1e12)
-    while True:
-        progress_line("running")
-        if a.max_seconds and m5.curTick() >= a.max_seconds * 1e12:
-            print("vmscale_fs: error: --max-seconds of simulated time reached", file=sys.stderr)
-            yield True
-        if a.max_host_seconds and time.time() - t0 >= a.max_host_seconds:
-            # A batch job's wall limit is near: keep the boot so far, to be continued.
-            progress_line(f"host time limit: saving the boot so far to {a.resume_dir}")
-            simulator.save_checkpoint(Path(a.resume_dir))
-            resume["saved"] = True
-            yield True
-        if not a.profile:
-            m5.scheduleTickExitFromCurrent(period)
-            yield False
-            continue
+def on_period():
+    """Every --progress of simulated time (the Simulator's max_ticks per simulate call, so
+    counted from the last exit event of any kind): a progress line and the time limits."""
+    progress_line("running")
+    if a.max_seconds and m5.curTick() >= a.max_seconds * 1e12:
+        print("vmscale_fs: error: --max-seconds of simulated time reached", file=sys.stderr)
+        return True
+    if a.max_host_seconds and time.time() - t0 >= a.max_host_seconds:
+        # A batch job's wall limit is near: keep the boot so far, to be continued.
+        progress_line(f"host time limit: saving the boot so far to {a.resume_dir}")
+        simulator.save_checkpoint(Path(a.resume_dir))
+        resume["saved"] = True
+        return True
+    if a.profile:
         # One stats dump per period (per-CPU instruction counts over time), then a traced
-        # window at the start of the next period: a sample of every CPU's guest PCs.
+        # window: a sample of every CPU's guest PCs; on_window_end stops it.
         m5.stats.dump()
         print(f"vmscale_fs: trace window at {m5.curTick()}", flush=True)
         for f in EXEC_FLAGS:
             m5.debug.flags[f].enable()
-        m5.scheduleTickExitFromCurrent(window)
-        yield False
-        for f in EXEC_FLAGS:
-            m5.debug.flags[f].disable()
-        m5.scheduleTickExitFromCurrent(period - window)
-        yield False
+        m5.scheduleTickExitFromCurrent(int(a.profile_window * 1e12))
+    return False
 
 
-simulator = Simulator(board=board, on_exit_event={
-    ExitEvent.CHECKPOINT: on_checkpoint(),
-    ExitEvent.WORKBEGIN: on_workbegin(),
-    ExitEvent.WORKEND: on_workend(),
-    ExitEvent.SCHEDULED_TICK: on_tick(),
-})
-if a.progress > 0:
-    # First progress report; the handler re-arms itself.
-    simulator._instantiate()
-    m5.scheduleTickExitFromCurrent(int(a.progress * 1e12))
+def on_window_end():
+    for f in EXEC_FLAGS:
+        m5.debug.flags[f].disable()
+    return False
+
+
+simulator = Simulator(board=board, max_ticks=int(a.progress * 1e12) if a.progress > 0 else m5.MaxTick,
+                      on_exit_event={
+                          ExitEvent.CHECKPOINT: on_checkpoint,
+                          ExitEvent.WORKBEGIN: on_workbegin,
+                          ExitEvent.WORKEND: on_workend,
+                          ExitEvent.MAX_TICK: on_period,
+                          ExitEvent.SCHEDULED_TICK: on_window_end,
+                      })
 simulator.run()
 cause = simulator.get_last_exit_event_cause()
 print(f"vmscale_fs: exit cause={cause!r} tick={simulator.get_current_tick()} "
-      f"host_seconds={time.time() - t0:.1f} roi_ticks={roi['ticks']}", flush=True)
+      f"host_seconds={time.time() - t0:.1f} roi_ticks={simulator.get_roi_ticks()}", flush=True)
 if resume["saved"]:
     sys.exit(EXIT_RESUME)
 if a.mode == "checkpoint" and not Path(a.checkpoint_dir, "m5.cpt").is_file():

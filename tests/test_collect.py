@@ -39,3 +39,16 @@ def test_collect_takes_complete_runs_and_refuses_empty_ones(workloads_built, tmp
     # the model reads collect's table as it is: two core counts are too few for two parameters
     r = vmscale("model", "fit", table, "--workload", "local")
     assert r.returncode != 0 and "2 distinct core counts cannot fit 2 parameters" in r.stdout + r.stderr
+
+
+def test_gem5_rows_without_a_board_column_take_it_from_their_manifest(tmp_path):
+    """Run directories written before rows named their board still say which board they ran on."""
+    import json
+    from vmscale.rundir import load_rows
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "manifest.json").write_text(json.dumps({"backend": "gem5", "gem5_options": {"cpu": "timing", "l2_assoc": "64"}}))
+    (run / "results.jsonl").write_text(json.dumps({"workload": "refcount", "cores": 32}) + "\n")
+    assert load_rows(run)[0]["gem5.board"] == "l2_assoc=64"
+    (run / "manifest.json").write_text(json.dumps({"backend": "gem5", "gem5_options": {"cpu": "timing"}}))
+    assert load_rows(run)[0]["gem5.board"] == ""

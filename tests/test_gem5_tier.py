@@ -34,7 +34,8 @@ def _slice(kernel_built, out, *args):
            "--cores", "4", "--mode", "run", "--max-seconds", "0.001", "--progress", "0.001", *args]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
-    assert "exit cause='Tick exit reached' tick=1000000000 " in r.stdout + r.stderr
+    # stopped by --max-seconds at the first progress period: the Simulator's max_ticks per run
+    assert "exit cause='simulate() limit reached' tick=1000000000 " in r.stdout + r.stderr
     return configini.parse((out / "config.ini").read_text())
 
 

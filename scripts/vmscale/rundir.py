@@ -94,4 +94,11 @@ def load_rows(run_dir: Path) -> list:
     manifest = run_dir / "manifest.json"
     if not manifest.is_file():
         raise VmscaleError(f"{run_dir} is not a complete run directory (no manifest.json)")
-    return [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines() if line]
+    rows = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines() if line]
+    m = json.loads(manifest.read_text())
+    if m.get("backend") == "gem5":
+        # Runs made before rows named their board: the manifest has the options they ran with.
+        from vmscale.backends.gem5 import board_label
+        for r in rows:
+            r.setdefault("gem5.board", board_label(m.get("gem5_options") or {}))
+    return rows
