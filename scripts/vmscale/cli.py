@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 
 from vmscale import paths
+from vmscale.backends import BACKENDS
+from vmscale.kernel import FLAVORS
 from vmscale.errors import VmscaleError
 
 
@@ -23,8 +25,6 @@ def cmd_build(a):
     if "kernel" in targets:
         from vmscale import kernel
         kernel.resolve_source(a.kernel_source)  # a clear error before scons starts
-        if a.flavor not in kernel.FLAVORS:
-            raise VmscaleError(f"unknown kernel flavour {a.flavor!r}", f"use one of {', '.join(kernel.FLAVORS)}")
     cmd = [sys.executable, "-m", "SCons", "-Q", "-f", str(paths.REPO / "SConstruct.local"), "-C", str(paths.REPO),
            f"flavor={a.flavor}"] + targets
     if a.kernel_source:
@@ -183,21 +183,22 @@ def parser():
     sub = p.add_subparsers(dest="cmd", required=True)
 
     b = sub.add_parser("build", help="build workloads, the guest image and kernels (SConstruct.local)")
-    b.add_argument("what", nargs="?", default="all", choices=["all", "workloads", "image", "kernel"])
-    b.add_argument("--flavor", default="normal", help="kernel config flavour: normal, debug or kasan")
+    b.add_argument("what", nargs="?", default="all", choices=["all", "workloads", "image", "kernel"],
+                   help="what to build (default: all)")
+    b.add_argument("--flavor", default="normal", choices=sorted(FLAVORS), help="kernel config flavour")
     b.add_argument("--kernel-source", help="a Linux 6.12.y tarball (default: Debian's linux-source-6.12)")
     b.add_argument("--jobs", type=int, help="parallel make jobs (default: host CPUs)")
     b.set_defaults(func=cmd_build)
 
     r = sub.add_parser("run", help="run workloads on a backend at one core count")
-    r.add_argument("--backend", default="qemu", help="qemu, native or gem5 (GEM5=/path/gem5.opt)")
-    r.add_argument("--cores", type=int, required=True)
+    r.add_argument("--backend", default="qemu", choices=BACKENDS, help="where the cases run (gem5: GEM5=/path/gem5.opt)")
+    r.add_argument("--cores", type=int, required=True, help="CPUs of the machine, and worker threads per case")
     r.add_argument("--workload", required=True, help="comma-separated workloads (`vmscale workloads` lists them)")
     r.add_argument("--kernel-variant", default="stock", help="comma-separated variants, all in one boot")
     r.add_argument("--case", action="append", default=[],
                    help="VARIANT/WORKLOAD: run only these of the variants x workloads (repeatable)")
     r.add_argument("--param", action="append", default=[], help="NAME=VALUE or WORKLOAD.NAME=VALUE (repeatable)")
-    r.add_argument("--flavor", default="normal", help="kernel flavour to boot (qemu)")
+    r.add_argument("--flavor", default="normal", choices=sorted(FLAVORS), help="kernel flavour to boot (qemu)")
     r.add_argument("--out", help="run directory (default: runs/<date>-<backend>-<cores>c-<workloads>)")
     r.add_argument("--timeout", type=int, help="seconds before the run is declared hung")
     r.add_argument("--memory", type=int, help="guest memory in MiB (qemu)")
@@ -213,65 +214,65 @@ def parser():
     r.set_defaults(func=cmd_run)
 
     c = sub.add_parser("collect", help="merge run directories into one tidy CSV table")
-    c.add_argument("run_dirs", nargs="+")
-    c.add_argument("-o", "--output", required=True)
+    c.add_argument("run_dirs", nargs="+", help="run directories, or directories holding them (only complete ones are read)")
+    c.add_argument("-o", "--output", required=True, help="the CSV table to write (and .parquet beside it with pyarrow)")
     c.set_defaults(func=cmd_collect)
 
     sw = sub.add_parser("sweep", help="run sweeps locally or on Slurm")
     ssub = sw.add_subparsers(dest="sweep_cmd", required=True)
     x = ssub.add_parser("run", help="run a sweep spec here, resuming what is complete")
-    x.add_argument("spec")
+    x.add_argument("spec", help="a sweep spec (TOML; see scripts/sweeps/)")
     x.add_argument("--out", help="sweep directory (default: results/<spec name>)")
     x.add_argument("--parallel", type=int, help="jobs at once (default: 1 for qemu, host CPUs otherwise)")
     x = ssub.add_parser("status", help="what a sweep directory holds")
-    x.add_argument("sweep_dir")
+    x.add_argument("sweep_dir", help="a sweep's output directory")
     x = ssub.add_parser("run-job", help="run one job of a prepared sweep (Slurm array task)")
-    x.add_argument("sweep_dir")
-    x.add_argument("index", type=int)
+    x.add_argument("sweep_dir", help="a sweep directory prepared by `sweep slurm`")
+    x.add_argument("index", type=int, help="the job's index (SLURM_ARRAY_TASK_ID)")
     x = ssub.add_parser("slurm", help="write sbatch scripts for a sweep")
-    x.add_argument("spec")
-    x.add_argument("--out")
-    x.add_argument("--partition")
-    x.add_argument("--account")
+    x.add_argument("spec", help="a sweep spec (TOML; see scripts/sweeps/)")
+    x.add_argument("--out", help="sweep directory (default: results/<spec name>)")
+    x.add_argument("--partition", help="Slurm partition (sbatch -p)")
+    x.add_argument("--account", help="Slurm account (sbatch -A)")
     x.add_argument("--throttle", type=int, default=8, help="array tasks running at once")
     sw.set_defaults(func=cmd_sweep)
 
     ck = sub.add_parser("checkpoint", help="gem5: make the boot checkpoint for a core count and board")
-    ck.add_argument("--cores", type=int, required=True)
-    ck.add_argument("--gem5", action="append", default=[])
+    ck.add_argument("--cores", type=int, required=True, help="CPUs of the board to boot")
+    ck.add_argument("--gem5", action="append", default=[], help="gem5 board option KEY=VALUE, as for `run` (repeatable)")
     ck.add_argument("--max-host-seconds", type=float, default=0, help=MAX_HOST_HELP)
     ck.set_defaults(func=cmd_checkpoint)
 
     for name, func, help_ in (("plot", cmd_plot, "figures from a table"),
                               ("report", cmd_report, "a Markdown report with figures from a table")):
         x = sub.add_parser(name, help=help_)
-        x.add_argument("table")
-        x.add_argument("--out", required=True)
+        x.add_argument("table", help="a table from `vmscale collect` or a sweep")
+        x.add_argument("--out", required=True, help="output directory")
         x.add_argument("--model", action="store_true", help="fit and overlay the queueing model")
         x.set_defaults(func=func)
 
     x = sub.add_parser("compare", help="compare two tables (e.g. gem5 vs native)")
-    x.add_argument("a")
-    x.add_argument("b")
-    x.add_argument("--out", required=True)
-    x.add_argument("--label-a", default="A")
-    x.add_argument("--label-b", default="B")
+    x.add_argument("a", help="first table (e.g. gem5)")
+    x.add_argument("b", help="second table (e.g. a real machine)")
+    x.add_argument("--out", required=True, help="output directory for compare.csv and the figure")
+    x.add_argument("--label-a", default="A", help="legend name of the first table")
+    x.add_argument("--label-b", default="B", help="legend name of the second table")
     x.set_defaults(func=cmd_compare)
 
     w = sub.add_parser("workloads", help="list workloads and their parameters")
     w.set_defaults(func=cmd_workloads)
 
     d = sub.add_parser("demo", help="the main job: build, run a small sweep, fit the model, plot")
-    d.add_argument("--out", default=str(paths.runs_dir() / "demo"))
+    d.add_argument("--out", default=str(paths.runs_dir() / "demo"), help="output directory (default: %(default)s)")
     d.add_argument("--cores", default="1,2,4,8", help="core counts to run (one boot each)")
-    d.add_argument("--backend", help="force a backend (default: the best available)")
+    d.add_argument("--backend", choices=BACKENDS, help="force a backend (default: the best available)")
     d.add_argument("--fit-qemu", action="store_true",
                    help="also fit the model to this run's QEMU timing (functional, not cycle-level: "
                         "expect poor fits)")
     d.set_defaults(func=cmd_demo)
 
     m = sub.add_parser("model", help="the queueing model (see `vmscale model --help`)", add_help=False)
-    m.add_argument("model_args", nargs=argparse.REMAINDER)
+    m.add_argument("model_args", nargs=argparse.REMAINDER, help="fit, study, simulate, mva or piggin, and their options")
     m.set_defaults(func=cmd_model)
     return p
 
