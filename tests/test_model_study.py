@@ -144,3 +144,18 @@ def test_points_from_different_gem5_boards_are_separate_curves():
     result = study.study(rows, train_max=16)
     assert result["refcount/stock/gem5"]["model"]["service"] == pytest.approx(150, rel=0.02)
     assert result["refcount/stock/gem5[l2_assoc=64]"]["model"]["service"] == pytest.approx(100, rel=0.02)
+
+
+def test_the_fits_band_holds_points_from_its_own_law_and_not_a_slower_one():
+    rows = _rows(2000.0, 150.0)
+    for r in rows:   # measurement noise, so that the fit has a covariance to draw from
+        n = int(r["cores"])
+        r["cycles_per_op"] = str(float(r["cycles_per_op"]) * (1 + 0.01 * (-1) ** n))
+    r = study.judge(rows, 16)
+    band = r["model"]["band"]
+    assert all(lo <= p <= hi for lo, p, hi in zip(band["low"], r["model"]["predicted"], band["high"]))
+    assert band["inside"] == [True, True]
+    # the same fit judged against a curve that is 30% slower at 32 and 64 cores: outside
+    slow = [dict(x, cycles_per_op=str(float(x["cycles_per_op"]) * (1.3 if int(x["cores"]) > 16 else 1))) for x in rows]
+    assert study.judge(slow, 16)["model"]["band"]["inside"] == [False, False]
+    assert "(in band: no, no)" in study.table({"k": study.judge(slow, 16)})

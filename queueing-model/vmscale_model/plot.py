@@ -90,6 +90,10 @@ def study_curve(r: dict, stem, title, note=None, max_cores=256):
     if "think" in m:
         y = study.mva_predict(m["think"], m["service"], grid)
         ax.plot(grid, y, color="tab:blue", lw=1.6, label=f"contended-line model, fitted ({_worst(m)})")
+        if "band_grid" in m:
+            b = m["band_grid"]
+            ax.fill_between(b["cores"], b["low"], b["high"], color="tab:blue", alpha=0.15, lw=0,
+                            label="model 5-95% band (fit covariance)")
     if "sigma" in u:
         ax.plot(grid, solvers.usl_throughput(grid, u["lambda"], u["sigma"], u["kappa"]), color="tab:red",
                 lw=1.2, ls="--", label=f"USL, fitted to the same points ({_worst(u)})")

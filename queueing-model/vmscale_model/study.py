@@ -131,6 +131,12 @@ def mva_predict(think: float, service: float, cores) -> np.ndarray:
     return solvers.mva_curve(np.array([think]), lambda t: np.full(len(t), service), np.asarray(cores))[0]
 
 
+def band_grid(top: int) -> np.ndarray:
+    """Core counts to draw a band over: powers of two and their midpoints up to 4x the data."""
+    g = sorted({int(round(2 ** (k / 2))) for k in range(0, 2 * int(math.log2(max(top, 1) * 4)) + 1)})
+    return np.array(g)
+
+
 def _errors(pred, measured) -> list:
     return [float(p / m - 1) for p, m in zip(pred, measured)]
 
@@ -156,6 +162,13 @@ def judge(rows: list, train_max: int, law: str = "crossbar", train_min: int = 1)
         out["model"] = {"think": s["think"], "service": s["service"], "r2": s["r2"],
                         "predicted": f.predict(data.cores[held]).tolist()}
         out["model"]["error"] = _errors(out["model"]["predicted"], measured)
+        # 5-95% band from the fit's parameter covariance: does the held-out point fall inside?
+        lo, hi = f.band(data.cores[held])
+        out["model"]["band"] = {"low": lo.tolist(), "high": hi.tolist(),
+                                "inside": [bool(a <= m <= b) for a, m, b in zip(lo, measured, hi)]}
+        grid = band_grid(int(data.cores.max()))
+        glo, ghi = f.band(grid)
+        out["model"]["band_grid"] = {"cores": grid.tolist(), "low": glo.tolist(), "high": ghi.tolist()}
     except fitlib.FitError as e:
         out["model"] = {"skipped": str(e)}
     try:
@@ -210,6 +223,11 @@ def _judge_curve(rows, train_max, min_points, law, train_min) -> dict:
     return judge(rows, train_max, law, train_min)
 
 
+def _inside(m) -> str:
+    inside = m.get("band", {}).get("inside")
+    return "" if inside is None else " (in band: " + ", ".join("yes" if i else "no" for i in inside) + ")"
+
+
 def _pct(errs) -> str:
     return ", ".join(f"{100 * e:+.1f}%" for e in errs)
 
@@ -226,7 +244,7 @@ def table(result: dict) -> str:
         m, u, mm = r["model"], r["usl"], r["measured_model"]
         cols = [key, f"{','.join(map(str, r['train_cores']))} / {','.join(map(str, r['held_cores']))}"]
         cols += (["-", m["skipped"]] if "skipped" in m
-                 else [f"{m['think']:.4g}, {m['service']:.4g}", _pct(m["error"])])
+                 else [f"{m['think']:.4g}, {m['service']:.4g}", _pct(m["error"]) + _inside(m)])
         cols += (["-", u["skipped"]] if "skipped" in u
                  else [f"{u['sigma']:.3g}, {u['kappa']:.3g}", _pct(u["error"])])
         cols += (["-", mm["skipped"]] if "skipped" in mm
