@@ -6,6 +6,7 @@ is there (RadixVM Fig. 5 local/pipeline/global, Fig. 8 pageshare; Bonsai Fig. 16
 
 import csv
 import os
+import re
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -73,13 +74,18 @@ def plot_all(table, out_dir, model=False) -> dict:
         figs += ruby_plot(table, str(out_dir / f"ruby-{w}"), w)
         if model:
             from vmscale_model import fit as fitlib, outputs
-            for v in sorted({r["kernel_variant"] for r in rows if r["workload"] == w}):
+            mine = [r for r in rows if r["workload"] == w and r.get("ok") == "True"]
+            curves = defaultdict(list)   # one fit per curve: a board and a ROI size each
+            for r, label in zip(mine, curve_labels(mine, with_backend=False)):
+                curves[label].append(r)
+            for label, rs in sorted(curves.items()):
                 try:
-                    tf = fitlib.fit_table(table, w, v)
+                    tf = fitlib.fit_table(rs)
                 except fitlib.FitError as e:
-                    print(f"report: no model for {w}/{v}: {e}")
+                    print(f"report: no model for {w}/{label}: {e}")
                     continue
-                figs += outputs.write_fit(tf, out_dir / f"model-{w}-{v}", f"{w} / {v}: contended-line model")[:1]
+                slug = re.sub(r"[^A-Za-z0-9._]+", "-", label).strip("-")
+                figs += outputs.write_fit(tf, out_dir / f"model-{w}-{slug}", f"{w} / {label}: contended-line model")[:1]
         figures[w] = figs
     return figures
 
