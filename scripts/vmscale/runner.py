@@ -75,6 +75,8 @@ def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), para
     print(f"run {rd.run_id}: {len(cases)} case(s) on {backend} at {cores} cores -> {rd.final}", flush=True)
     try:
         outcome = be.execute(req, prep, rd.path, guest_script.render(cases))
+        parsed = consolelib.parse(outcome.console)
+        extras = be.row_extras(req, outcome, parsed)   # may refuse (gem5: dumps that match no case)
     except KeyboardInterrupt:
         raise  # interrupted, not failed: the .partial directory is rerun next time
     except BaseException as e:
@@ -86,8 +88,6 @@ def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), para
             e.problem += f" [run directory: {where}]"
         raise
     manifest.update(outcome.info)
-    parsed = consolelib.parse(outcome.console)
-    extras = be.row_extras(req, outcome, parsed)
     rows, failures = [], []
     for case in cases:
         out_case = parsed.cases.get(case.case_id) or consolelib.CaseOutput(case.case_id, case.variant, case.workload)
