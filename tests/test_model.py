@@ -192,3 +192,26 @@ def test_rows_from_two_gem5_boards_are_not_fitted_as_one_curve():
     rows = [{"cores": "1", "cycles_per_op": "10"}, {"cores": "2", "cycles_per_op": "12", "gem5.board": "l2_assoc=64"}]
     with pytest.raises(fit.FitError, match="2 gem5 boards"):
         fit.prepare(rows)
+
+
+def test_a_table_of_boards_and_roi_sizes_is_fitted_one_curve_at_a_time(tmp_path):
+    path = tmp_path / "t.csv"
+    rows = []
+    for board, think in (("", 300.0), ("l2_assoc=64", 100.0)):
+        for k in (2000, 4000):
+            for n in (1, 2, 4, 8, 16):
+                x = solvers.mva(think, [10.0], n)["throughput"]
+                rows.append(("refcount", "stock", "gem5", n, n, n * k, "True", n / x, board))
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["workload", "kernel_variant", "backend", "cores", "threads", "ops", "ok", "cycles_per_op",
+                    "gem5.board"])
+        w.writerows(rows)
+    with pytest.raises(fit.FitError, match="2 gem5 boards"):
+        fit.fit_table(path, "refcount", "stock")
+    with pytest.raises(fit.FitError, match="several ROI sizes"):
+        fit.fit_table(path, "refcount", "stock", board="l2_assoc=64")
+    tf = fit.fit_table(path, "refcount", "stock", board="l2_assoc=64", ops_per_thread=4000)
+    assert tf.fit.params()["think"] == pytest.approx(100, rel=1e-3)
+    assert fit.fit_table(path, "refcount", "stock", board="", ops_per_thread=2000).fit.params()["think"] == \
+        pytest.approx(300, rel=1e-3)

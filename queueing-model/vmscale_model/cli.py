@@ -12,7 +12,8 @@ from vmscale_model.network import LAWS
 
 def _fit(a):
     from vmscale_model import outputs
-    tf = fitlib.fit_table(a.table, a.workload, a.variant, a.backend, a.law, a.per_hop, a.hop_fraction, a.holdout)
+    tf = fitlib.fit_table(a.table, a.workload, a.variant, a.backend, a.law, a.per_hop, a.hop_fraction, a.holdout,
+                          a.board, a.ops_per_thread)
     data, summary, hold = tf.data, tf.summary, tf.hold
     if "skipped" in summary.get("holdout", {}):
         print(f"hold-out skipped: {summary['holdout']['skipped']}", file=sys.stderr)
@@ -83,9 +84,11 @@ def parser():
     sub = p.add_subparsers(dest="cmd", required=True)
     f = sub.add_parser("fit", help="fit to a tidy result table, hold out, predict to 4096 cores, plot")
     f.add_argument("table")
-    f.add_argument("--workload")
-    f.add_argument("--variant")
-    f.add_argument("--backend")
+    f.add_argument("--workload", help="only this workload's rows")
+    f.add_argument("--variant", help="only this kernel variant's rows")
+    f.add_argument("--backend", help="only this backend's rows")
+    f.add_argument("--board", help="only rows of this gem5 board (its gem5.board column, e.g. l2_assoc=64; '' default)")
+    f.add_argument("--ops-per-thread", type=float, help="only rows with this ROI size (operations per thread)")
     f.add_argument("--law", default="crossbar", choices=LAWS, help="interconnect the data came from")
     f.add_argument("--per-hop", type=float, help="fix the per-hop service time (default: fitted for non-crossbar laws)")
     f.add_argument("--hop-fraction", type=float, default=0.5,

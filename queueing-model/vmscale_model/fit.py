@@ -30,7 +30,16 @@ class Data:
     unit: str = "ops/cycle"
 
 
-def load_table(path, workload=None, variant=None, backend=None) -> list:
+def _ops_per_thread(r):
+    try:
+        return float(r["ops"]) / float(r.get("threads") or r["cores"])
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        return None
+
+
+def load_table(path, workload=None, variant=None, backend=None, board=None, ops_per_thread=None) -> list:
+    """A table's successful rows, filtered; board is gem5's option string ('' for the default
+    board), ops_per_thread a ROI size."""
     try:
         with open(path, newline="") as f:
             rows = list(csv.DictReader(f))
@@ -46,11 +55,17 @@ def load_table(path, workload=None, variant=None, backend=None) -> list:
             continue
         if backend and r.get("backend") != backend:
             continue
+        if board is not None and (r.get("gem5.board") or "") != board:
+            continue
+        if ops_per_thread is not None and _ops_per_thread(r) != float(ops_per_thread):
+            continue
         if r.get("ok", "True") in ("False", "false", "0"):
             continue
         out.append(r)
     if not out:
-        raise FitError(f"{path}: no successful rows match workload={workload} variant={variant} backend={backend}")
+        raise FitError(f"{path}: no successful rows match workload={workload} variant={variant} backend={backend}"
+                       + (f" board={board!r}" if board is not None else "")
+                       + (f" ops_per_thread={ops_per_thread}" if ops_per_thread is not None else ""))
     return out
 
 
@@ -62,7 +77,13 @@ def prepare(rows: list) -> Data:
     boards = sorted({r.get("gem5.board") or "" for r in rows})
     if len(boards) > 1:
         raise FitError(f"the rows come from {len(boards)} gem5 boards ({', '.join(repr(b) for b in boards)}): "
-                       "one curve is one board; `vmscale model study` fits each apart")
+                       "one curve is one board: give --board, or `vmscale model study` fits each apart")
+    sizes = {}
+    for r in rows:
+        sizes.setdefault(r.get("cores"), set()).add(_ops_per_thread(r))
+    if any(len(v - {None}) > 1 for v in sizes.values()):
+        raise FitError("the rows hold several ROI sizes at one core count: give --ops-per-thread, or "
+                       "`vmscale model study` judges each size and their slope")
     if "cores" not in cols:
         raise FitError("missing column 'cores'")
     if "cycles_per_op" in cols:
@@ -251,13 +272,13 @@ class TableFit:
 
 
 def fit_table(table, workload=None, variant=None, backend=None, law: str = "crossbar", per_hop=None,
-              hop_fraction: float = 0.5, holdout_points: int = 1) -> TableFit:
+              hop_fraction: float = 0.5, holdout_points: int = 1, board=None, ops_per_thread=None) -> TableFit:
     """Fit the contended-line model to one curve of a table (a CSV path or its rows).
 
     The library's front door (a notebook calls this; the CLI, the demo and reports too):
     loads and filters, fits, holds out the `holdout_points` largest core counts, fits the USL
     beside it, and predicts every interconnect law to 4096 cores with bands."""
-    rows = table if isinstance(table, list) else load_table(table, workload, variant, backend)
+    rows = table if isinstance(table, list) else load_table(table, workload, variant, backend, board, ops_per_thread)
     data = prepare(rows)
     f = fit(data, law, per_hop, hop_fraction)
     summary = {"table": None if isinstance(table, list) else str(table), "workload": workload, "variant": variant,
