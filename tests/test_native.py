@@ -95,3 +95,19 @@ def test_kernel_only_workload_is_refused_on_a_host_kernel(workloads_built, runs)
     r = vmscale("run", "--backend", "native", "--cores", 1, "--workload", "refcount", "--out", runs / "rc")
     assert r.returncode == 2 and "needs /proc/refcache_bench" in r.stderr
     assert not (runs / "rc").exists()
+
+
+def test_fork_copies_are_checked_natively(workloads_built, runs):
+    # forkcopy on the host's kernel: every child's copy is one instant of its threaded parent
+    r = vmscale("run", "--backend", "native", "--cores", CORES, "--workload", "forkcopy",
+                "--param", "iters=5", "--param", "pages=4", "--out", runs / "fork")
+    assert r.returncode == 0, r.stderr
+    row = json.loads((runs / "fork" / "results.jsonl").read_text())
+    assert row["ok"] and row["errors"] == 0 and row["ops"] == int(CORES) * 5, row
+    # a page corrupted behind the parent's back before a fork: the child reports its copy
+    r = vmscale("run", "--backend", "native", "--cores", CORES, "--workload", "forkcopy",
+                "--param", "iters=5", "--param", "pages=4", "--param", "inject=1", "--out", runs / "forkinj")
+    assert r.returncode == 1
+    assert "forkcopy: thread" in r.stderr and "CORRUPT child of gen 1: bad words" in r.stderr
+    row = json.loads((runs / "forkinj" / "results.jsonl").read_text())
+    assert not row["ok"] and row["errors"] >= 1

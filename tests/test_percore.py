@@ -13,7 +13,7 @@ from conftest import vmscale
 pytestmark = pytest.mark.qemu
 PARAMS = ["tlbstale.iters=3000", "stress.iters=2000", "local.iters=300", "pipeline.iters=200",
           "global.iters=4", "lazymm.iters=100", "lazymm.sleep_ns=1000000",
-          "selftests.tests=map_fixed_noreplace"]
+          "selftests.tests=map_fixed_noreplace", "forkcopy.iters=10", "forkcopy.pages=8"]
 # Each kind of object the region allocates, and the counter of its frees (per-core: the
 # top-level copies too).
 FREED = {"pages_mapped": "pages_unmapped", "nodes_allocated": "nodes_freed",
@@ -58,8 +58,13 @@ def _check_no_leak(rows, last):
 def test_percore_8_vcpus(qemu_ready, tmp_path):
     variants = ["radixvm-percore", "radixvm", "stock"]
     rows = _run("normal", 8, tmp_path / "n8", variants,
-                ["tlbstale", "stress", "local", "pipeline", "global", "selftests", "lazymm"])
+                ["tlbstale", "stress", "local", "pipeline", "global", "selftests", "forkcopy",
+                 "lazymm"])
     _check_stale(rows, 8)
+    # fork copies the region; the children map the copies into their own per-core tables
+    fork = rows[("radixvm-percore", "forkcopy")]["vmstat"]
+    assert fork["radix_forks"] >= 8 * 10 and fork["radix_fork_pages_copied"] >= 8 * 10 * 8, fork
+    assert fork["radix_pgds_allocated"] >= 8 * 10, fork
     # the kernel's MAP_FIXED_NOREPLACE selftest passes on the region with per-core tables
     assert rows[("radixvm-percore", "selftests")]["exit_codes"] == {"map_fixed_noreplace": 0}
     for v in variants:

@@ -13,7 +13,8 @@ from vmscale import paths
 from vmscale.errors import VmscaleError
 
 NAMES = ["local", "pipeline", "global", "pageshare", "fault", "pagecache", "stress", "selftests",
-         "metis", "psearchy", "dedup", "refcount", "lazymm", "footprint", "vmapi", "tlbstale", "stall"]
+         "metis", "psearchy", "dedup", "refcount", "lazymm", "footprint", "vmapi", "tlbstale", "stall",
+         "forkcopy"]
 APPLICATIONS = ["metis", "psearchy", "dedup"]
 # Checks rather than benchmarks: the kernel's own selftests, and a deliberate stall that
 # proves a run's stall detectors fire (it makes its run fail).
