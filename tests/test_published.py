@@ -42,9 +42,14 @@ def test_the_report_puts_the_papers_numbers_beside_ours_not_in_them(tmp_path):
 
 
 def test_no_twin_without_published_numbers(tmp_path):
+    # stress: nothing published; local: the paper states claims but no number to plot
+    table = _table(tmp_path, "stress")
+    assert plots.twin_plot(table, str(tmp_path / "t"), "stress") == []
+    assert published.markdown("stress") == ""
     table = _table(tmp_path, "local")
     assert plots.twin_plot(table, str(tmp_path / "t"), "local") == []
-    assert published.markdown("local") == ""
+    text = published.markdown("local")
+    assert "not our data" in text and "EuroSys 2013, sections 5.3 and 5.5" in text and "| design |" not in text
 
 
 def test_curve_labels_keep_boards_and_roi_sizes_apart():

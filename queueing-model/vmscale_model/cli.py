@@ -79,11 +79,20 @@ def _piggin(a):
     return 0
 
 
-def parser():
-    p = argparse.ArgumentParser(prog="vmscale model", description="queueing model of contended cache lines")
-    sub = p.add_subparsers(dest="cmd", required=True)
+def _guarded(func):
+    """A model error is one line and exit status 2, under `vmscale model` as on its own."""
+    def run(a):
+        try:
+            return func(a)
+        except (fitlib.FitError, ValueError) as e:
+            print(f"vmscale model: error: {e}", file=sys.stderr)
+            return 2
+    return run
+
+
+def _add_fit(sub):
     f = sub.add_parser("fit", help="fit to a tidy result table, hold out, predict to 4096 cores, plot")
-    f.add_argument("table")
+    f.add_argument("table", help="a table from `vmscale collect` or a sweep")
     f.add_argument("--workload", help="only this workload's rows")
     f.add_argument("--variant", help="only this kernel variant's rows")
     f.add_argument("--backend", help="only this backend's rows")
@@ -94,13 +103,16 @@ def parser():
     f.add_argument("--hop-fraction", type=float, default=0.5,
                    help="crossbar fits: share of the line's service that is one hop, for predicting other laws")
     f.add_argument("--holdout", type=int, default=1, help="largest core counts held out for validation (0: none)")
-    f.add_argument("--max-cores", type=int, default=4096)
+    f.add_argument("--max-cores", type=int, default=4096, help="predict up to this many cores (default 4096)")
     f.add_argument("--out", help="output directory (default: TABLE-model/)")
     f.add_argument("--note", help="a line of provenance printed on the figure")
-    f.set_defaults(func=_fit)
+    f.set_defaults(func=_guarded(_fit))
+
+
+def _add_study(sub):
     st = sub.add_parser("study", help="every curve of a table: model, USL and counter-based model, "
                                       "fitted on small core counts, judged on the large")
-    st.add_argument("table")
+    st.add_argument("table", help="a table from `vmscale collect` or a sweep")
     st.add_argument("--train-max", type=int, default=16, help="fit on core counts up to this (default 16)")
     st.add_argument("--train-min", type=int, default=1,
                     help="fit on core counts from this (2 leaves out the 1-core point, where no line moves)")
@@ -108,37 +120,51 @@ def parser():
     st.add_argument("--workload", help="only this workload's curves")
     st.add_argument("--out", help="output directory (default: TABLE-study/)")
     st.add_argument("--note", help="a line of provenance printed on the figures")
-    st.set_defaults(func=_study)
+    st.set_defaults(func=_guarded(_study))
+
+
+def _add_solvers(sub):
     for name, func, help_ in (("simulate", _simulate, "run the SimPy model once"),
                               ("mva", _mva, "exact MVA throughput")):
         s = sub.add_parser(name, help=help_)
         s.add_argument("--think", type=float, required=True, help="mean local work per operation")
         s.add_argument("--service", type=float, required=True, help="line transfer time (fixed part)")
-        s.add_argument("--per-hop", type=float, default=0.0)
-        s.add_argument("--law", default="crossbar", choices=LAWS)
-        s.add_argument("--dist", default="exp", choices=["exp", "det"])
+        s.add_argument("--per-hop", type=float, default=0.0, help="line transfer time per network hop")
+        s.add_argument("--law", default="crossbar", choices=LAWS, help="interconnect: how hops grow with cores")
+        s.add_argument("--dist", default="exp", choices=["exp", "det"],
+                       help="think and service times: exponential or deterministic")
         if name == "simulate":
-            s.add_argument("--cores", type=int, required=True)
-            s.add_argument("--ops", type=int, default=50_000)
-            s.add_argument("--seed", type=int, default=1)
+            s.add_argument("--cores", type=int, required=True, help="cores contending for the line")
+            s.add_argument("--ops", type=int, default=50_000, help="operations to simulate")
+            s.add_argument("--seed", type=int, default=1, help="random seed")
         else:
             s.add_argument("--cores", dest="cores_list", type=lambda t: [int(x) for x in t.split(",")],
-                           default=[1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096])
-        s.set_defaults(func=func)
+                           default=[1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096],
+                           help="comma-separated core counts (default 1..4096 in powers of two)")
+        s.set_defaults(func=_guarded(func))
+
+
+def add_commands(p):
+    """The model's commands, under `p` (`vmscale model`, or this module's own parser)."""
+    sub = p.add_subparsers(dest="model_cmd", required=True)
+    _add_fit(sub)
+    _add_study(sub)
+    _add_solvers(sub)
     g = sub.add_parser("piggin", help="reproduce Piggin Figure 3.1")
-    g.add_argument("--out", default=".")
-    g.add_argument("--ops", type=int, default=20_000)
-    g.set_defaults(func=_piggin)
+    g.add_argument("--out", default=".", help="output directory (default: here)")
+    g.add_argument("--ops", type=int, default=20_000, help="operations per simulated point")
+    g.set_defaults(func=_guarded(_piggin))
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="vmscale model", description="queueing model of contended cache lines")
+    add_commands(p)
     return p
 
 
 def main(argv=None):
     a = parser().parse_args(argv)
-    try:
-        return a.func(a)
-    except (fitlib.FitError, ValueError) as e:
-        print(f"vmscale model: error: {e}", file=sys.stderr)
-        return 2
+    return a.func(a)
 
 
 if __name__ == "__main__":

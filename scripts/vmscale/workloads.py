@@ -16,6 +16,10 @@ NAMES = ["local", "pipeline", "global", "pageshare", "fault", "pagecache", "stre
          "metis", "psearchy", "dedup", "refcount", "lazymm", "footprint", "vmapi", "tlbstale", "stall",
          "forkcopy"]
 APPLICATIONS = ["metis", "psearchy", "dedup"]
+# Guest shell scripts (guest-workloads/NAME.sh); every other name is a C program on the shared
+# harness, which SConstruct.local builds from this list.
+SCRIPTS = ["selftests", "stall"]
+PROGRAMS = [n for n in NAMES if n not in SCRIPTS]
 # Checks rather than benchmarks: the kernel's own selftests, and a deliberate stall that
 # proves a run's stall detectors fire (it makes its run fail).
 CHECKS = ["selftests", "stall"]

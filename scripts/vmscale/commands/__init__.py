@@ -1,0 +1,12 @@
+"""The `vmscale` commands: each module registers its own parser (`register(sub)`) and
+handles its own parsed `args`; `vmscale.cli` only assembles them, in COMMANDS' order."""
+
+
+def csv_list(text):
+    return [t for t in text.split(",") if t]
+
+
+from vmscale.commands import (build, checkpoint, collect, compare, demo, model, plot, run,  # noqa: E402
+                              sweep, workloads)
+
+COMMANDS = [build, run, collect, sweep, checkpoint, plot, compare, workloads, demo, model]

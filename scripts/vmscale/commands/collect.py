@@ -1,0 +1,14 @@
+"""`vmscale collect`: complete run directories -> one tidy table."""
+
+
+def register(sub):
+    c = sub.add_parser("collect", help="merge run directories into one tidy CSV table")
+    c.add_argument("run_dirs", nargs="+", help="run directories, or directories holding them (only complete ones are read)")
+    c.add_argument("-o", "--output", required=True, help="the CSV table to write (and .parquet beside it with pyarrow)")
+    c.set_defaults(func=main)
+
+
+def main(args):
+    from vmscale import collect
+    print(f"wrote {collect.collect(args.run_dirs, args.output)}")
+    return 0
