@@ -103,9 +103,12 @@ def _check_no_leak(rows):
 
 def _check_fork(rows, cores, variant="radixvm"):
     """Every fork copied the region: the forking thread's pages at least, each time."""
-    vm = rows[(variant, "forkcopy")]["vmstat"]
+    row = rows[(variant, "forkcopy")]
+    vm = row["vmstat"]
     assert vm["radix_forks"] >= cores * 10, vm
     assert vm["radix_fork_pages_copied"] >= cores * 10 * 8, vm
+    # shared futexes on the region's shmem met across processes (a missed wake is an error)
+    assert row["futex_wakes"] > 0, row
 
 
 def test_radixvm_8_vcpus(qemu_ready, tmp_path):
