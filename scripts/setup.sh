@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(
   build-essential bc bison flex libelf-dev libssl-dev xz-utils cpio rsync file binutils git
-  linux-source-6.12 qemu-system-x86 busybox-static e2fsprogs python3-venv python3-pip
+  linux-source-6.12 qemu-system-x86 busybox-static e2fsprogs python3-venv python3-pip stress-ng
   slurmd slurmctld slurm-client munge
 )
 missing=()

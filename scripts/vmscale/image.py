@@ -14,7 +14,7 @@ from vmscale.errors import VmscaleError
 from vmscale.fileutil import atomic_write_text, sha256_file
 
 BUSYBOX = Path("/bin/busybox")
-SIZE_MIB = 128
+SIZE_MIB = 192
 DIRS = ["bin", "sbin", "dev", "proc", "sys", "tmp", "var/tmp", "etc", "root"]
 
 
@@ -27,8 +27,24 @@ def find_busybox() -> Path:
     raise VmscaleError("no static busybox found", "apt-get install busybox-static")
 
 
-def build_image(out: Path, init: Path, programs: list, busybox: Path = None, extra: dict = None) -> dict:
-    """Stage a tree and make `out` from it; return (and write beside it) a manifest."""
+def shared_libraries(binary) -> list:
+    """The libraries (and the loader) a dynamically linked host binary needs, by `ldd`."""
+    r = subprocess.run(["ldd", str(binary)], capture_output=True, text=True)
+    if r.returncode:
+        raise VmscaleError(f"ldd {binary}: {r.stderr.strip() or r.stdout.strip()}")
+    libs = []
+    for line in r.stdout.splitlines():
+        path = line.split("=>")[-1].split("(")[0].strip()
+        if path.startswith("/"):
+            libs.append(Path(path))
+    return libs
+
+
+def build_image(out: Path, init: Path, programs: list, busybox: Path = None, extra: dict = None,
+                host_programs: list = ()) -> dict:
+    """Stage a tree and make `out` from it; return (and write beside it) a manifest.
+    host_programs: dynamically linked host binaries (third-party test tools), put in /bin with
+    their libraries at the paths the loader looks for them."""
     busybox = busybox or find_busybox()
     if not shutil.which("mke2fs") and not Path("/sbin/mke2fs").exists():
         raise VmscaleError("mke2fs not found", "apt-get install e2fsprogs")
@@ -49,6 +65,14 @@ def build_image(out: Path, init: Path, programs: list, busybox: Path = None, ext
         (stage / directory).mkdir(parents=True, exist_ok=True)
         for f in files:
             shutil.copy2(f, stage / directory / Path(f).name)
+    host_files = {}
+    for prog in host_programs:
+        host_files[f"/bin/{Path(prog).name}"] = Path(prog)
+        for lib in shared_libraries(prog):
+            host_files[str(lib)] = lib
+    for dest, src in host_files.items():
+        (stage / dest.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, stage / dest.lstrip("/"))  # follows symlinks: the library itself
     shutil.copy2(init, stage / "init")
     (stage / "init").chmod(0o755)
     tmp = out.with_name(out.name + ".tmp")
@@ -63,7 +87,8 @@ def build_image(out: Path, init: Path, programs: list, busybox: Path = None, ext
         "image": str(out),
         "sha256": sha256_file(out),
         "files": {f"/bin/{Path(p).name}": sha256_file(p) for p in programs}
-        | {f"/{d}/{Path(f).name}": sha256_file(f) for d, fs in (extra or {}).items() for f in fs} | {
+        | {f"/{d}/{Path(f).name}": sha256_file(f) for d, fs in (extra or {}).items() for f in fs}
+        | {dest: sha256_file(src) for dest, src in host_files.items()} | {
             "/init": sha256_file(init), "/bin/busybox": sha256_file(busybox)},
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }

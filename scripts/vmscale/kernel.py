@@ -359,7 +359,20 @@ def load_manifest(flavor: str) -> dict:
     if not path.is_file():
         raise VmscaleError(f"no {flavor} kernel built ({path} missing)",
                            f"run `vmscale build kernel --flavor {flavor}`")
-    return json.loads(path.read_text())
+    manifest = json.loads(path.read_text())
+    # The files beside the manifest, wherever the build directory now is (a copy made with
+    # VMSCALE_BUILD must not run the kernel of the build it was copied from).
+    manifest.update(vmlinux=str(path.parent / "vmlinux"), bzImage=str(path.parent / "arch/x86/boot/bzImage"))
+    return manifest
+
+
+def check_vmlinux(manifest: dict) -> None:
+    """The vmlinux a run is about to load is the one its manifest (and a checkpoint key) names."""
+    vmlinux = Path(manifest["vmlinux"])
+    if not vmlinux.is_file() or sha256_file(vmlinux) != manifest["vmlinux_sha256"]:
+        raise VmscaleError(f"{vmlinux} is not the kernel its manifest describes (a build is running, or it "
+                           "changed since)", "wait for `vmscale build kernel` to finish; to keep running gem5 "
+                           "while you rebuild, copy the build directory and point VMSCALE_BUILD at the copy")
 
 
 def kernel_nr_cpus(flavor: str) -> int:

@@ -14,15 +14,15 @@ from vmscale.errors import VmscaleError
 
 NAMES = ["local", "pipeline", "global", "pageshare", "fault", "pagecache", "stress", "selftests",
          "metis", "psearchy", "dedup", "refcount", "lazymm", "footprint", "vmapi", "tlbstale", "stall",
-         "forkcopy"]
+         "forkcopy", "stressng"]
 APPLICATIONS = ["metis", "psearchy", "dedup"]
 # Guest shell scripts (guest-workloads/NAME.sh); every other name is a C program on the shared
 # harness, which SConstruct.local builds from this list.
-SCRIPTS = ["selftests", "stall"]
+SCRIPTS = ["selftests", "stall", "stressng"]
 PROGRAMS = [n for n in NAMES if n not in SCRIPTS]
 # Checks rather than benchmarks: the kernel's own selftests, and a deliberate stall that
 # proves a run's stall detectors fire (it makes its run fail).
-CHECKS = ["selftests", "stall"]
+CHECKS = ["selftests", "stall", "stressng"]
 # Workloads that drive a vmscale kernel interface, which a host kernel may lack.
 KERNEL_INTERFACES = {"refcount": "/proc/refcache_bench", "stall": "/proc/sys/debug/vmscale_stall_ms"}
 # Parameters the runner sets itself.

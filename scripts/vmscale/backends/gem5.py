@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from vmscale import console as consolelib
+from vmscale import kernel
 from vmscale import paths
 from vmscale.errors import VmscaleError
 from vmscale_gem5 import buildinfo, limits, options, resume, stats
@@ -121,6 +122,7 @@ def checkpoint(cores: int, kernel_manifest: dict, opts: dict, timeout: int = 6 *
     the limit is saved as a leg under <checkpoint>.partial/resume/ and ResumeNeeded is
     raised; the next call continues from the newest leg.
     """
+    kernel.check_vmlinux(kernel_manifest)
     key = hashlib.sha256(json.dumps([kernel_manifest["vmlinux_sha256"], board_args(cores, opts),
                                      paths.image_path().with_suffix(".json").read_text(),
                                      options.KERNEL_ARGS]).encode()).hexdigest()[:16]
