@@ -65,3 +65,20 @@ def test_script_sets_sysctls_then_runs_each_case():
     assert "/bin/local threads=4 iters=10" in body
     assert body.index("vmscale_fault") < body.index("/bin/local")
     assert "echo VMSCALE-SCRIPT-END" in text.splitlines()[-2:]
+
+
+def test_unhandled_segfaults_are_shown_with_their_case():
+    # the kernel's show_signal_msg() lines, as a 6.12 guest printed them under stress-ng
+    text = "\n".join([
+        "VMSCALE-CASE-BEGIN 1 radixvm forkcopy",
+        "[   31.4] forkcopy[212]: segfault at 100000001000 ip 0000000000401a2b sp 00007ffd3c1e8d40 error 6 in forkcopy",
+        'VMSCALE-RESULT {"workload":"forkcopy","ok":true,"errors":0,"ops":8}',
+        "VMSCALE-CASE-END 1 rc=0",
+        "VMSCALE-CASE-BEGIN 2 stock forkcopy",
+        'VMSCALE-RESULT {"workload":"forkcopy","ok":true,"errors":0,"ops":8}',
+        "VMSCALE-CASE-END 2 rc=0"])
+    con = console.parse(text)
+    assert con.cases[1].segfaults == ["forkcopy[212] at 100000001000"]
+    assert con.cases[2].segfaults == []
+    # shown, not failed on: some programs segfault on purpose
+    assert console.case_failure(con.cases[1]) == "" and con.problems == []

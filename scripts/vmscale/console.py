@@ -25,6 +25,10 @@ KERNEL_PROBLEMS = [
 ]
 
 
+# show_signal_msg(): "comm[pid]: segfault at ADDR ip ... error N ..." (debug.exception-trace=1)
+SEGFAULT = re.compile(r"(\S+)\[(\d+)\]: segfault at ([0-9a-f]+)")
+
+
 @dataclass
 class CaseOutput:
     case_id: int
@@ -36,6 +40,10 @@ class CaseOutput:
     lines: list = field(default_factory=list)
     problems: list = field(default_factory=list)
     recovered: list = field(default_factory=list)  # fields the live copy lost, taken from the recap
+    # Processes the kernel reported dead of an unhandled SIGSEGV during the case ("comm[pid] at
+    # addr"): a program's own crash, or memory a kernel design lost.  Some are deliberate
+    # (stress-ng's vm-segv), so they are shown, not failed on.
+    segfaults: list = field(default_factory=list)
 
 
 @dataclass
@@ -143,6 +151,9 @@ def _parse(text: str, problems: bool = True) -> Console:
         if m:
             current.sysctls[m.group(1)] = m.group(2)
             continue
+        m = SEGFAULT.search(line)
+        if m:
+            current.segfaults.append(f"{m.group(1)}[{m.group(2)}] at {m.group(3)}")
         if "VMSCALE-RESULT " in line:
             try:
                 current.result = json.loads(line.split("VMSCALE-RESULT ", 1)[1])
@@ -167,7 +178,7 @@ def case_failure(case: CaseOutput) -> str:
         tail = "; ".join(case.lines[-3:])
         return f"workload exited rc={case.rc} without a result line: {tail}"
     if not case.result.get("ok", False):
-        return f"content verification failed ({case.result.get('errors')} corrupt pages)"
+        return f"content verification failed ({case.result.get('errors')} errors)"
     if case.rc:
         return f"workload exited rc={case.rc}"
     return ""

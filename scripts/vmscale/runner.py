@@ -96,7 +96,7 @@ def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), para
             failures.append(f"{case.variant}/{case.workload}: {failure}")
         rows.append(make_row(run_id=rd.run_id, backend=backend, variant=case.variant, workload=case.workload,
                              cores=cores, result=out_case.result, failure=failure,
-                             extra={"sysctls": out_case.sysctls,
+                             extra={"sysctls": out_case.sysctls, "segfaults": out_case.segfaults,
                                     "kernel_release": parsed.kernel_release or outcome.info.get("kernel_release"),
                                     "kernel_flavor": None, "booted_cpus": parsed.booted_cpus,
                                     **extras.get(case.case_id, {})}))

@@ -58,6 +58,9 @@ def main(args):
         cpo = r.get("cycles_per_op")
         print(f"  {r['kernel_variant']:8} {r['workload']:10} {r['cores']:4}c  "
               f"{cpo if cpo is not None else '-':>12} cycles/op  {status}")
+        if r.get("segfaults"):
+            print(f"    {len(r['segfaults'])} process(es) died of SIGSEGV in this case: "
+                  f"{', '.join(r['segfaults'][:3])}{' ...' if len(r['segfaults']) > 3 else ''}")
     print(f"run directory: {final}")
     wd = json.loads((Path(final) / "manifest.json").read_text()).get("watchdogs")
     if wd:
