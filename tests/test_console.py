@@ -19,7 +19,9 @@ def test_parse_cases_results_and_sysctls():
     assert con.booted_cpus == 4 and con.halted and con.script_ended
     assert con.cases[1].sysctls == {"vm/vmscale_fault": "rwlock"}
     assert console.case_failure(con.cases[1]) == ""
-    assert "verification failed" in console.case_failure(con.cases[2])
+    # the reason names the workload's first report, so a user need not open the console
+    assert console.case_failure(con.cases[2]) == ("content verification failed (1 errors); "
+                                                  "first: fault: thread 0: CORRUPT word 7")
 
 
 def test_kernel_problems_fail_the_case_they_happen_in():

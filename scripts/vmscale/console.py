@@ -178,7 +178,9 @@ def case_failure(case: CaseOutput) -> str:
         tail = "; ".join(case.lines[-3:])
         return f"workload exited rc={case.rc} without a result line: {tail}"
     if not case.result.get("ok", False):
-        return f"content verification failed ({case.result.get('errors')} errors)"
+        first = next((ln.strip() for ln in case.lines if "CORRUPT" in ln), None)
+        why = f"content verification failed ({case.result.get('errors')} errors)"
+        return f"{why}; first: {first}" if first else why
     if case.rc:
         return f"workload exited rc={case.rc}"
     return ""
