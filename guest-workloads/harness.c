@@ -315,7 +315,8 @@ static const char *const vmstat_keys[] = {
 	/* targeted shootdowns (per-core page tables) and their page tables */
 	"radix_shootdowns", "radix_shootdown_targets", "radix_shootdown_cycles",
 	"radix_local_flushes", "radix_pgds_allocated", "radix_pgds_freed",
-	"radix_pte_pages_freed", "radix_forks", "radix_fork_pages_copied", NULL
+	"radix_pte_pages_freed", "radix_forks", "radix_fork_pages_copied",
+	"radix_mremap", NULL
 };
 #define NKEYS (sizeof(vmstat_keys) / sizeof(vmstat_keys[0]) - 1)
 

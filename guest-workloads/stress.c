@@ -30,7 +30,7 @@ static const struct param params[] = {
 	{ "slots", "32", "slots in the arena" },
 	{ "slot_pages", "8", "pages per slot" },
 	{ "mutators", "0", "threads that change mappings (0: a quarter, at least 1)" },
-	{ "mremap", "1", "1: mutators also mremap (0 for the RadixVM region, which refuses it)" },
+	{ "mremap", "1", "1: mutators also mremap a slot onto another (MREMAP_FIXED)" },
 	{ NULL }
 };
 

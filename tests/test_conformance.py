@@ -1,7 +1,6 @@
 """Third-party conformance (stress-ng's VM stressors, each with --verify) under every kernel
 design at 8 vCPUs, in one boot.  A design may fail only what stock fails too, or what the
-README lists as refused with a clear errno: in the RadixVM region `mremap` returns EINVAL,
-so stress-ng's pagemove stressor (which moves pages with mremap) fails there."""
+README lists as refused with a clear errno (today nothing that these stressors do)."""
 
 import json
 
@@ -12,7 +11,7 @@ from conftest import vmscale
 pytestmark = pytest.mark.qemu
 VARIANTS = ["stock", "rwlock", "rcu", "radixvm", "radixvm-percore"]
 # Refused by design, with the errno the README's table of region semantics gives.
-REFUSED = {"radixvm": {"pagemove"}, "radixvm-percore": {"pagemove"}}
+REFUSED = {}
 
 
 def test_stress_ng_vm_stressors_under_every_design(qemu_ready, tmp_path):

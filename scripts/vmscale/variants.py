@@ -55,9 +55,5 @@ def radixvm(variant: str) -> bool:
 
 def implied_params(variant: str) -> dict:
     """Workload parameters a variant sets unless the user fixed them (applied to workloads
-    that have them): the counting design, and no mremap inside the RadixVM region, which
-    refuses it (mappings there are not VMAs)."""
-    implied = {"counter": counter(variant)}
-    if radixvm(variant):
-        implied["mremap"] = "0"
-    return implied
+    that have them): the counting design."""
+    return {"counter": counter(variant)}
