@@ -27,12 +27,12 @@ PARAMS = ["stress.iters=3000", "local.iters=300", "pipeline.iters=200", "global.
           "forkcopy.pages=8"]
 
 
-def _run(flavor, cores, out, variants=VARIANTS, workloads=WORKLOADS):
+def _run(flavor, cores, out, variants=VARIANTS, workloads=WORKLOADS, params=PARAMS):
     args = ["run", "--backend", "qemu", "--flavor", flavor, "--cores", cores,
             "--workload", ",".join(workloads), "--kernel-variant", ",".join(variants),
             # vm_area_struct and maple_node in /proc/slabinfo under their own names (footprint)
             "--kernel-arg", "slab_nomerge", "--out", out, "--timeout", 2400]
-    for p in PARAMS:
+    for p in params:
         if p.split(".")[0] in workloads:
             args += ["--param", p]
     r = vmscale(*args)
@@ -136,8 +136,12 @@ def test_radixvm_8_vcpus_lockdep_kasan(qemu_ready, debug_kernel, kasan_kernel, t
 
 
 def test_radixvm_stress_32_vcpus(qemu_ready, tmp_path):
+    # 32 threads on 2 host CPUs under TCG: fewer rounds each than at 8 vCPUs (the races are
+    # between threads, and 3000 rounds per thread took ten minutes of a CI's budget)
+    params = PARAMS + ["stress.iters=600", "local.iters=100"]
     rows = _run("normal", 32, tmp_path / "normal32", variants=["radixvm", "stock"],
-                workloads=["stress", "local", "lazymm"])
+                workloads=["stress", "local", "lazymm"], params=params)
     assert rows[("radixvm", "stress")]["vmstat"]["radix_faults"] > 0
-    assert rows[("radixvm", "local")]["vmstat"]["radix_munmap"] >= 32 * 300
+    assert rows[("radixvm", "stress")]["vmstat"]["radix_mremap"] > 0
+    assert rows[("radixvm", "local")]["vmstat"]["radix_munmap"] >= 32 * 100
     _check_no_leak(rows)
