@@ -128,8 +128,10 @@ def test_radixvm_8_vcpus(qemu_ready, tmp_path):
 @pytest.mark.parametrize("flavor", ["debug", "kasan"])
 def test_radixvm_8_vcpus_lockdep_kasan(qemu_ready, debug_kernel, kasan_kernel, tmp_path, flavor):
     # the races and the frees, under lockdep/DEBUG_VM and KASAN; the rest is checked above
+    # KASAN checks every access: a third of the stress rounds keeps this boot near a minute
+    params = PARAMS + (["stress.iters=1000"] if flavor == "kasan" else [])
     rows = _run(flavor, 8, tmp_path / flavor, variants=["radixvm", "stock"],
-                workloads=["stress", "local", "pipeline", "pageshare", "forkcopy", "lazymm"])
+                workloads=["stress", "local", "pipeline", "pageshare", "forkcopy", "lazymm"], params=params)
     _check_paths(rows, 8)
     _check_fork(rows, 8)
     _check_no_leak(rows)
