@@ -48,7 +48,8 @@ def compare(a_path, b_path) -> list:
         sb = (n / b[(w, v, n)]) / (n0 / b[(w, v, n0)])
         out.append({"workload": w, "kernel_variant": v, "cores": n, "a_cycles_per_op": a[(w, v, n)],
                     "b_cycles_per_op": b[(w, v, n)], "cycles_ratio_a_over_b": a[(w, v, n)] / b[(w, v, n)],
-                    "a_speedup": sa, "b_speedup": sb, "scaling_error": (sa - sb) / sb})
+                    "a_speedup": sa, "b_speedup": sb, "ideal_speedup": n / n0,
+                    "scaling_error": (sa - sb) / sb})
     return out
 
 
@@ -62,7 +63,7 @@ def plot(rows, stem, label_a, label_b) -> list:
         n = [r["cores"] for r in rs]
         ax.plot(n, [r["a_speedup"] for r in rs], "o-", label=label_a)
         ax.plot(n, [r["b_speedup"] for r in rs], "s--", label=label_b)
-        ax.plot(n, [x / n[0] for x in n], ":", color="gray", label="linear")
+        ax.plot(n, [r["ideal_speedup"] for r in rs], ":", color="gray", label="linear")
         ax.set(title=f"{w} / {v}", xlabel="cores", ylabel="speedup")
         ax.legend(fontsize=8)
         ax.grid(alpha=0.3)

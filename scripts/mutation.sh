@@ -1,0 +1,47 @@
+#!/bin/bash
+# Mutation testing of the modules that produce numbers a user reads: each module is mutated
+# in place by mutmut 2 (one small change at a time: an operator, a constant, a comparison),
+# and the tests that cover it must fail on every mutant.  Survivors are printed with their
+# diffs.  Slow (minutes per module on 2 cores), so not part of the default test command.
+#   bash scripts/mutation.sh            # every target below
+#   bash scripts/mutation.sh compare    # the targets whose name contains "compare"
+# Needs the project's .venv (bash scripts/setup.sh); installs mutmut 2.4.5 into it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+py=.venv/bin/python
+"$py" -m pip install -q "mutmut==2.4.5"
+# module | the tests that pin its numbers (the pure ones: no QEMU, no gem5)
+targets=(
+  "sim-configs/vmscale_gem5/stats.py|tests/test_gem5_pure.py"
+  "scripts/vmscale/compare.py|tests/test_compare.py"
+  "queueing-model/vmscale_model/network.py|tests/test_model.py -k 'law or hop or bounded or closed_form or lock'"
+  "queueing-model/vmscale_model/solvers.py|tests/test_model.py -k 'mva or bounded or closed_form or lock or reproducible'"
+  "queueing-model/vmscale_model/fit.py|tests/test_model.py tests/test_model_study.py -k 'not cli'"
+  "scripts/vmscale/sweep.py|tests/test_sweep.py -m 'not qemu' -k 'not slurm and not killed'"
+)
+filter=${1:-}
+out=build/mutation
+mkdir -p "$out"
+rm -f .mutmut-cache
+for t in "${targets[@]}"; do
+  module=${t%%|*}; tests=${t#*|}
+  [[ -n "$filter" && "$module" != *"$filter"* ]] && continue
+  name=$(basename "$module" .py)
+  echo "== $module  (tests: $tests)"
+  "$py" -m mutmut run --paths-to-mutate "$module" --no-progress \
+      --runner "$py -m pytest -x -q -p no:cacheprovider -o addopts='' $tests" >"$out/$name.log" 2>&1 || true
+  # every survivor, shown as the change that no test noticed
+  for id in $("$py" -m mutmut result-ids survived 2>/dev/null); do
+    "$py" -m mutmut show "$id" | sed -n '/^@@/,$p'
+  done > "$out/$name.survivors.diff"
+  "$py" - "$module" .mutmut-cache "$out/$name.survivors.diff" <<'PY'
+import sqlite3, sys
+module, db, diff = sys.argv[1:]
+counts = dict(sqlite3.connect(db).execute("select status, count(*) from Mutant group by status"))
+total = sum(counts.values())
+print(f"{module}: {total} mutants, {counts.get('ok_killed', 0)} killed, "
+      f"{counts.get('bad_survived', 0)} survived, {counts.get('bad_timeout', 0)} timed out"
+      f"{'' if total else ' (none run: see the log)'}; survivors' diffs in {diff}")
+PY
+  mv .mutmut-cache "$out/$name.sqlite"
+done
