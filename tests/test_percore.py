@@ -1,4 +1,4 @@
-"""Per-core page tables and targeted TLB shootdown for the RadixVM region (issue 9) under
+"""Per-core page tables and targeted TLB shootdown for the RadixVM region under
 QEMU: the stale-TLB stress (threads migrating between CPUs touch pages that another CPU
 unmaps and remaps with new contents, next to helper processes that switch address spaces)
 at 8 and 32 vCPUs on the normal and debug kernels, and the RadixVM microbenchmarks with

@@ -1,4 +1,4 @@
-"""The RadixVM address space (issue 8) under QEMU, one boot per kernel flavour: the stress
+"""The RadixVM address space under QEMU, one boot per kernel flavour: the stress
 workload (mmap/munmap/mprotect/madvise racing faults, contents and SIGSEGVs verified) and the
 RadixVM microbenchmarks run unchanged with private anonymous memory in the radix-tree region,
 next to the stock address space in the same boot.  The region's own counters show that the

@@ -1,4 +1,4 @@
-"""Refcache (issue 6) under QEMU at 8 vCPUs, one boot per kernel flavour: the KUnit suite at
+"""Refcache under QEMU at 8 vCPUs, one boot per kernel flavour: the KUnit suite at
 boot (a failing case fails the run), the counting benchmark with its three counters, and the
 lazy-TLB mm user in both modes.  KASAN is the use-after-free check of the weak-reference race."""
 

@@ -88,31 +88,44 @@ def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), para
             e.problem += f" [run directory: {where}]"
         raise
     manifest.update(outcome.info)
+    rows, failures = _rows(cases, parsed, outcome, extras, rd.run_id, backend, cores)
+    failures += _kernel_checks(manifest, parsed, outcome.console, kernel_args, failures)
+    manifest["watchdogs_seen"] = parsed.watchdogs
+    failures += be.failures(req, prep, parsed)
+    final = rd.complete(manifest, rows)
+    return final, rows, failures
+
+
+def _rows(cases, parsed, outcome, extras, run_id, backend, cores) -> tuple:
+    """One row per planned case (a case the guest never reached is a failed row), and the failures."""
     rows, failures = [], []
     for case in cases:
         out_case = parsed.cases.get(case.case_id) or consolelib.CaseOutput(case.case_id, case.variant, case.workload)
         failure = consolelib.case_failure(out_case)
         if failure:
             failures.append(f"{case.variant}/{case.workload}: {failure}")
-        rows.append(make_row(run_id=rd.run_id, backend=backend, variant=case.variant, workload=case.workload,
+        rows.append(make_row(run_id=run_id, backend=backend, variant=case.variant, workload=case.workload,
                              cores=cores, result=out_case.result, failure=failure,
                              extra={"sysctls": out_case.sysctls, "segfaults": out_case.segfaults,
                                     "kernel_release": parsed.kernel_release or outcome.info.get("kernel_release"),
                                     "kernel_flavor": None, "booted_cpus": parsed.booted_cpus,
                                     **extras.get(case.case_id, {})}))
+    return rows, failures
+
+
+def _kernel_checks(manifest: dict, parsed, console: str, kernel_args, case_failures: list) -> list:
+    """What the kernel said during the whole boot (oopses, KUnit), into the manifest; its failures."""
+    failures = []
     manifest["kernel_problems"] = [{"reason": r, "line": l} for r, l in parsed.problems]
     # Kernel messages that landed inside our marker lines: what the guest's recap supplied.
     manifest["console_recovered"] = {str(c.case_id): c.recovered for c in parsed.cases.values() if c.recovered}
-    if parsed.problems and not failures:
+    if parsed.problems and not case_failures:
         failures.append(f"kernel: {parsed.problems[0][0]}: {parsed.problems[0][1]}")
-    kunit = ktap.parse(outcome.console)
+    kunit = ktap.parse(console)
     if kunit:
         manifest["kunit"] = {s.name: {"ok": s.ok, "cases": s.cases, "messages": s.messages}
                              for s in kunit.values()}
         failures += ktap.failures(kunit)
     elif any(a.startswith("kunit.enable=1") for a in kernel_args):
         failures.append("kunit.enable=1 was given but the console has no KUnit results")
-    manifest["watchdogs_seen"] = parsed.watchdogs
-    failures += be.failures(req, prep, parsed)
-    final = rd.complete(manifest, rows)
-    return final, rows, failures
+    return failures

@@ -21,11 +21,11 @@ VARIANTS = {
     "refcache": {**_UPSTREAM, "vm/vmscale_lazy_mm": "refcache"},
     # The kernel's percpu_ref as the counting benchmark's counter (mm counting as stock).
     "percpu-ref": dict(_UPSTREAM),
-    # RadixVM (issue 8): private anonymous memory in the radix-tree region; mappings of a
+    # RadixVM: private anonymous memory in the radix-tree region; mappings of a
     # shared page counted with Refcache, or (radixvm-atomic) with the page's refcount.
     "radixvm": {**_UPSTREAM, "vm/vmscale_as": "radixvm", "vm/vmscale_radix_share": "refcache"},
     "radixvm-atomic": {**_UPSTREAM, "vm/vmscale_as": "radixvm"},
-    # RadixVM with per-core page tables (issue 9): each CPU maps the region in its own
+    # RadixVM with per-core page tables: each CPU maps the region in its own
     # tables, so munmap shoots down only the CPUs that faulted the pages in.
     "radixvm-percore": {**_UPSTREAM, "vm/vmscale_as": "radixvm", "vm/vmscale_radix_share": "refcache",
                         "vm/vmscale_radix_pt": "percore"},

@@ -109,56 +109,66 @@ def boot(*, bzimage: Path, image: Path, script_text: str, cores: int, workdir: P
     with open(log_path, "w") as log, open(workdir / "qemu.stderr", "w") as err:
         proc = subprocess.Popen(cmd, stdout=log, stderr=err, stdin=subprocess.DEVNULL,
                                 preexec_fn=_die_with_parent)
-        seen = 0
-        timed_out = False
-        last_news, current = t0, "boot"
-        try:
-            while proc.poll() is None:
-                time.sleep(0.5)
-                text = log_path.read_text(errors="replace")
-                for line in text[seen:].splitlines(True):
-                    if line.endswith("\n"):
-                        if "VMSCALE-RECAP-BEGIN" in line:
-                            current = "recap"   # the markers again (console.parse): not news
-                        _progress(line, cores, t0, markers=current != "recap")
-                        if "VMSCALE-CASE-BEGIN" in line and current != "recap":
-                            current, last_news = line.split("VMSCALE-CASE-BEGIN", 1)[1].strip(), time.time()
-                        seen += len(line)
-                if time.time() - last_news > 30:  # a heartbeat for long cases
-                    last_news = time.time()
-                    print(f"  [{last_news - t0:6.1f}s qemu {cores}c] still running: {current} "
-                          f"(timeout at {timeout} s)", flush=True)
-                if time.time() - t0 > timeout:
-                    timed_out = True
-                    proc.kill()
-                    proc.wait()
-        except BaseException:
-            proc.kill()
-            proc.wait()
-            raise
+        timed_out = _watch(proc, log_path, cores, t0, timeout)
     seconds = time.time() - t0
     text = log_path.read_text(errors="replace")
     info = {"qemu_cmd": cmd, "host_seconds": round(seconds, 1), "memory_mib": mem,
             "cmdline": cmdline, "exit_code": proc.returncode, "watchdogs": watchdog}
     parsed = consolelib.parse(text)
     if not parsed.halted:
-        tail = " | ".join(l.strip() for l in text.splitlines()[-6:] if l.strip())
-        stderr = (workdir / "qemu.stderr").read_text().strip()
-        if timed_out:
-            why = f"timed out after {timeout} s"
-            fix = "raise --timeout, or lower --param iters"
-        elif parsed.problems:
-            why = f"{parsed.problems[0][0]}: {parsed.problems[0][1]}"
-            fix = "see console.log in the run directory"
-        elif parsed.booted_cpus is None:
-            why = "the kernel did not boot to /init"
-            fix = "check the kernel build (vmscale build kernel) and console.log"
-        else:
-            why = "the guest never printed its end marker"
-            fix = "see console.log"
-        raise VmscaleError(f"QEMU run at {cores} vCPUs failed: {why}; last console lines: {tail}"
-                           + (f"; qemu: {stderr[-300:]}" if stderr else ""), fix)
+        raise _failure(text, parsed, timed_out, timeout, workdir, cores)
     return text, info
+
+
+def _watch(proc, log_path: Path, cores: int, t0: float, timeout: int) -> bool:
+    """Print the guest's progress until QEMU exits; kill it past `timeout`.  True if killed."""
+    seen = 0
+    last_news, current = t0, "boot"
+    try:
+        while proc.poll() is None:
+            time.sleep(0.5)
+            text = log_path.read_text(errors="replace")
+            for line in text[seen:].splitlines(True):
+                if line.endswith("\n"):
+                    if "VMSCALE-RECAP-BEGIN" in line:
+                        current = "recap"   # the markers again (console.parse): not news
+                    _progress(line, cores, t0, markers=current != "recap")
+                    if "VMSCALE-CASE-BEGIN" in line and current != "recap":
+                        current, last_news = line.split("VMSCALE-CASE-BEGIN", 1)[1].strip(), time.time()
+                    seen += len(line)
+            if time.time() - last_news > 30:  # a heartbeat for long cases
+                last_news = time.time()
+                print(f"  [{last_news - t0:6.1f}s qemu {cores}c] still running: {current} "
+                      f"(timeout at {timeout} s)", flush=True)
+            if time.time() - t0 > timeout:
+                proc.kill()
+                proc.wait()
+                return True
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    return False
+
+
+def _failure(text: str, parsed, timed_out: bool, timeout: int, workdir: Path, cores: int) -> VmscaleError:
+    """Why a boot ended without the guest's end marker, with the console's last lines."""
+    tail = " | ".join(l.strip() for l in text.splitlines()[-6:] if l.strip())
+    stderr = (workdir / "qemu.stderr").read_text().strip()
+    if timed_out:
+        why = f"timed out after {timeout} s"
+        fix = "raise --timeout, or lower --param iters"
+    elif parsed.problems:
+        why = f"{parsed.problems[0][0]}: {parsed.problems[0][1]}"
+        fix = "see console.log in the run directory"
+    elif parsed.booted_cpus is None:
+        why = "the kernel did not boot to /init"
+        fix = "check the kernel build (vmscale build kernel) and console.log"
+    else:
+        why = "the guest never printed its end marker"
+        fix = "see console.log"
+    return VmscaleError(f"QEMU run at {cores} vCPUs failed: {why}; last console lines: {tail}"
+                        + (f"; qemu: {stderr[-300:]}" if stderr else ""), fix)
 
 
 # --- the backend interface (vmscale.backends) ---------------------------------------------
