@@ -69,7 +69,7 @@ def test_stale_contents_are_caught_natively(workloads_built, runs):
     (["--workload", "nosuch"], "unknown workload 'nosuch'"),
     (["--workload", "local", "--param", "bogus=1"], "unknown parameter 'bogus'"),
     (["--workload", "local", "--param", "global.iters=1"], "global is not among"),
-    (["--workload", "local", "--param", "threads=3"], "set by the runner"),
+    (["--workload", "local", "--param", "threads=3"], "threads=3: give 1 to 1"),
     (["--workload", "local", "--param", "iters"], "not NAME=VALUE"),
     (["--workload", "local", "--kernel-variant", "turbo"], "unknown kernel variant 'turbo'"),
     (["--workload", "local", "--cores", "0"], "must be at least 1"),
@@ -111,3 +111,12 @@ def test_fork_copies_are_checked_natively(workloads_built, runs):
     assert "forkcopy: thread" in r.stderr and "CORRUPT child of gen 1: bad words" in r.stderr
     row = json.loads((runs / "forkinj" / "results.jsonl").read_text())
     assert not row["ok"] and row["errors"] >= 1
+
+
+def test_fewer_threads_than_cores_on_request(workloads_built, runs):
+    # one process, one thread, on a 2-core machine: the row says so (the fork-cost measurement)
+    r = vmscale("run", "--backend", "native", "--cores", 2, "--workload", "forkcopy", "--param", "forkcopy.threads=1",
+                "--param", "iters=2", "--param", "pages=2", "--out", runs / "one")
+    assert r.returncode == 0, r.stderr
+    row = json.loads((runs / "one" / "results.jsonl").read_text())
+    assert row["cores"] == 2 and row["threads"] == 1 and row["ops"] == 2, row

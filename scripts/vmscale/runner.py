@@ -42,7 +42,8 @@ def plan(workload_names, variant_names, cores, params, only=None) -> list:
         for w in workload_names:
             if only is not None and (variant, w) not in only:
                 continue
-            args = {"threads": cores, **per[w]}
+            threads = workloads.thread_count(per[w].get("threads", str(cores)), cores)
+            args = {"threads": threads, **{k: v for k, v in per[w].items() if k != "threads"}}
             have = workloads.describe(w)["params"]
             for name, value in variants.implied_params(variant).items():
                 if name in have:   # the variant decides unless the user fixed it

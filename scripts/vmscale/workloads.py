@@ -25,8 +25,12 @@ PROGRAMS = [n for n in NAMES if n not in SCRIPTS]
 CHECKS = ["selftests", "stall", "stressng"]
 # Workloads that drive a vmscale kernel interface, which a host kernel may lack.
 KERNEL_INTERFACES = {"refcount": "/proc/refcache_bench", "stall": "/proc/sys/debug/vmscale_stall_ms"}
-# Parameters the runner sets itself.
-RUNNER_PARAMS = {"threads"}
+def thread_count(value: str, cores: int) -> int:
+    """Threads of a case: one per core unless a user asks for fewer (a single-threaded process
+    on a many-core machine, e.g. the cost of one fork); more would measure the scheduler."""
+    if not value.isdigit() or not 1 <= int(value) <= cores:
+        raise VmscaleError(f"--param threads={value}: give 1 to {cores} (the cores; the default is one per core)")
+    return int(value)
 
 
 @lru_cache(maxsize=None)
@@ -56,8 +60,6 @@ def resolve_params(workloads: list, params: dict) -> dict:
     """Per-workload argument dicts; every given parameter must apply to some workload."""
     per = {w: {} for w in workloads}
     for (scope, name), value in params.items():
-        if name in RUNNER_PARAMS:
-            raise VmscaleError(f"--param {name} is set by the runner", "use --cores")
         if scope is not None and scope not in workloads:
             raise VmscaleError(f"--param {scope}.{name}: {scope} is not among the workloads run")
         targets = [scope] if scope else workloads
@@ -68,7 +70,7 @@ def resolve_params(workloads: list, params: dict) -> dict:
                 per[w][name] = value
                 used = True
         if not used:
-            known = sorted(set().union(*(describe(w)["params"] for w in targets)) - RUNNER_PARAMS)
+            known = sorted(set().union(*(describe(w)["params"] for w in targets)))
             raise VmscaleError(f"unknown parameter {name!r} for {', '.join(targets)}",
                                f"known: {', '.join(known)}")
     return per
