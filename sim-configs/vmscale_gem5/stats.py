@@ -130,7 +130,7 @@ def summary(stats: dict, ops: float = None) -> dict:
     if ops:
         for key in ("l1_inv", "l1_fwd_getx", "l1_fwd_gets", "l1d_demand_misses", "l2_getx", "roi_insts"):
             if key in out and isinstance(out[key], float) and not math.isnan(out[key]):
-                out[f"{key}_per_op"] = out[key] / ops
+                out[f"XX{key}_per_opXX"] = out[key] / ops
         if not math.isnan(out["roi_cycles"]) and cycles:
             # core-cycles per operation: comparable to the guest's per-thread cycles_per_op
             # when every core works through the whole ROI
