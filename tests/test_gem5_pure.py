@@ -30,6 +30,75 @@ def test_stats_parser_on_a_real_ruby_run():
     assert s["sim_seconds"] == pytest.approx(s["sim_ticks"] / s["sim_freq"])
 
 
+# What each summary column is, as the README's tables name them: gem5's statistic, read here
+# from the fixture's text with a regex of the test's own, not through the parser under test.
+SUMMARY_STATS = {
+    "sim_ticks": "simTicks", "sim_seconds": "simSeconds", "sim_insts": "simInsts", "sim_ops": "simOps",
+    "host_seconds": "hostSeconds", "sim_freq": "simFreq",
+    "ruby_miss_latency_mean": f"{stats.RUBY}.m_missLatencyHistSeqr::mean",
+    "ruby_miss_latency_samples": f"{stats.RUBY}.m_missLatencyHistSeqr::samples",
+    "ruby_latency_mean": f"{stats.RUBY}.m_latencyHistSeqr::mean",
+    "ruby_network_delay_mean": f"{stats.RUBY}.delayHistogram::mean",
+    "l1_inv": f"{stats.RUBY}.L1Cache_Controller.Inv::total",
+    "l1_fwd_getx": f"{stats.RUBY}.L1Cache_Controller.Fwd_GETX::total",
+    "l1_fwd_gets": f"{stats.RUBY}.L1Cache_Controller.Fwd_GETS::total",
+    "l1_load": f"{stats.RUBY}.L1Cache_Controller.Load::total",
+    "l1_store": f"{stats.RUBY}.L1Cache_Controller.Store::total",
+    "l2_getx": f"{stats.RUBY}.L2Cache_Controller.L1_GETX::total",
+    "l2_gets": f"{stats.RUBY}.L2Cache_Controller.L1_GETS::total",
+    "l2_upgrade": f"{stats.RUBY}.L2Cache_Controller.L1_UPGRADE::total",
+    "dir_fetch": f"{stats.RUBY}.Directory_Controller.Fetch::total",
+    "network_avg_hops": f"{stats.RUBY}.network.average_hops",
+    "network_packet_latency": f"{stats.RUBY}.network.average_packet_latency",
+}
+
+
+def _grep(text, name):
+    import re
+    m = re.search(rf"^{re.escape(name)}\s+(\S+)", text, re.M)
+    return float(m.group(1)) if m else None
+
+
+def test_every_summary_figure_is_the_statistic_it_names():
+    text = (FIX / "timing-mesi2l-2c" / "stats.txt").read_text()
+    s = stats.summary(stats.parse(text)[0], ops=1000)
+    present = 0
+    for key, name in SUMMARY_STATS.items():
+        want = _grep(text, name)
+        if want is None:            # e.g. hop counts: Garnet's, and this run is on the simple network
+            assert key not in s, key
+            continue
+        present += 1
+        assert s[key] == pytest.approx(want), key
+        if key in ("l1_inv", "l1_fwd_getx", "l1_fwd_gets", "l2_getx"):
+            assert s[f"{key}_per_op"] == pytest.approx(want / 1000), key
+    assert present >= 15
+    # The rest by hand from the file: L1D misses of the two controllers (1,943,072 + 133,436);
+    # the ROI's instructions (313,402,611 + 16,897,839) over 699.05 host seconds; the larger
+    # numCycles; simTicks 596,303,876,223 / a 333-tick clock; times 2 cores / 1000 ops.
+    assert s["l1d_demand_misses"] == 2076508 and s["l1d_demand_misses_per_op"] == pytest.approx(2076.508)
+    assert s["roi_insts"] == 330300450 and s["roi_insts_per_op"] == pytest.approx(330300.45)
+    assert s["host_inst_rate"] == pytest.approx(472499.03, rel=1e-6)
+    assert s["cycles_max"] == 1790702331
+    assert s["roi_cycles"] == pytest.approx(1790702331.0) and s["sim_cycles_per_op"] == pytest.approx(3581404.662)
+    assert len(s["ruby_miss_latency_hist"]) > 1
+
+
+def test_stats_lines_special_values_and_comments():
+    assert stats.parse_line("a.b   nan   # x") == ("a.b", pytest.approx(float("nan"), nan_ok=True))
+    assert math.isnan(stats.parse_line("a -nan")[1])
+    assert stats.parse_line("a inf") == ("a", math.inf) and stats.parse_line("a +inf") == ("a", math.inf)
+    assert stats.parse_line("a -inf") == ("a", -math.inf) and stats.parse_line("a INF") == ("a", math.inf)
+    assert stats.parse_line("a 12 # three # hashes") == ("a", 12.0)
+    assert stats.parse_line("a.v | 3 50% 50% | 3 50% 100% # vector") == ("a.v", [3.0, 3.0])
+    assert stats.parse_line("---------- Begin Simulation Statistics ----------") is None
+    assert stats.parse_line("# only a comment") is None and stats.parse_line("name_only") is None
+    assert stats.parse_line("a word") is None
+    # a dump cut by a dying run keeps what it wrote; text before the first dump is ignored
+    text = f"junk 1\n{stats.BEGIN}\nx 1\n{stats.END}\n{stats.BEGIN}\ny 2\n"
+    assert stats.parse(text) == [{"x": 1.0}, {"y": 2.0}]
+
+
 def test_stats_parser_on_a_classic_run_without_ruby():
     d = stats.parse_file(FIX / "atomic-nocache-8c" / "stats.txt")[0]
     s = stats.summary(d)
