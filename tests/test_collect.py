@@ -52,3 +52,31 @@ def test_gem5_rows_without_a_board_column_take_it_from_their_manifest(tmp_path):
     assert load_rows(run)[0]["gem5.board"] == "l2_assoc=64"
     (run / "manifest.json").write_text(json.dumps({"backend": "gem5", "gem5_options": {"cpu": "timing"}}))
     assert load_rows(run)[0]["gem5.board"] == ""
+
+
+def test_restat_works_a_real_gem5_run_out_again_from_what_it_kept(tmp_path):
+    """A shipped 16-core gem5 run (results/gem5-refcache): --restat reads its kept stats.txt.gz
+    and console and gives every case the figures it was reported with, plus the counts of its
+    single L2 bank and directory that the parser of the day missed; the run is not changed."""
+    import shutil
+    from pathlib import Path
+    src = Path(__file__).parent.parent / "results" / "gem5-refcache" / "runs" / "scale-16c"
+    run = tmp_path / "scale-16c"
+    shutil.copytree(src, run)
+    before = (run / "results.jsonl").read_text()
+    for restat in ([], ["--restat"]):
+        r = vmscale("collect", run, "-o", tmp_path / f"t{len(restat)}.csv", *restat)
+        assert r.returncode == 0, r.stderr
+    old, new = ([x for x in csv.DictReader(open(tmp_path / f"t{i}.csv"))] for i in (0, 1))
+    assert len(old) == len(new) == 6 and (run / "results.jsonl").read_text() == before
+    for o, n in zip(old, new):
+        assert (o["kernel_variant"], o["workload"]) == (n["kernel_variant"], n["workload"])
+        for k in ("cycles_per_op", "gem5.roi_cycles", "gem5.l1_fwd_getx_per_op", "gem5.l1_inv_per_op",
+                  "gem5.ruby_miss_latency_mean"):
+            assert float(o[k]) == float(n[k]), k
+        assert not o.get("gem5.l2_getx_per_op") and float(n["gem5.l2_getx_per_op"]) > 0
+        assert float(n["gem5.dir_fetch"]) >= 0
+    # a run that kept no stats cannot be worked out again
+    (run / "m5out" / "stats.txt.gz").unlink()
+    r = vmscale("collect", run, "-o", tmp_path / "t2.csv", "--restat")
+    assert r.returncode != 0 and "no m5out/stats.txt" in r.stderr

@@ -89,7 +89,9 @@ def rows_to_csv(rows: list) -> str:
     return buf.getvalue()
 
 
-def load_rows(run_dir: Path) -> list:
+def load_rows(run_dir: Path, restat: bool = False) -> list:
+    """A complete run's rows; `restat`: a gem5 run's ROI figures worked out again from the
+    stats it kept, by the current parser."""
     run_dir = Path(run_dir)
     manifest = run_dir / "manifest.json"
     if not manifest.is_file():
@@ -101,4 +103,7 @@ def load_rows(run_dir: Path) -> list:
         from vmscale.backends.gem5 import board_label
         for r in rows:
             r.setdefault("gem5.board", board_label(m.get("gem5_options") or {}))
+        if restat:
+            from vmscale.backends.gem5 import restat as gem5_restat
+            rows = gem5_restat(run_dir, rows)
     return rows

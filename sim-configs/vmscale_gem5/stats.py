@@ -14,31 +14,21 @@ END = "---------- End Simulation Statistics   ----------"
 RUBY = "board.cache_hierarchy.ruby_system"
 
 
-def _number(token: str) -> float:
-    t = token.lower()
-    if t in ("nan", "-nan"):
-        return math.nan
-    if t in ("inf", "+inf"):
-        return math.inf
-    if t == "-inf":
-        return -math.inf
-    return float(token)
-
-
 def parse_line(line: str):
     """-> (name, value) or None for blank, comment and marker lines."""
     body = line.split("#", 1)[0].strip()
-    if not body or body.startswith("-"):
-        return None
     parts = body.split()
+    if not parts:
+        return None
     name = parts[0]
     if len(parts) < 2:
         return None
+    # float() reads gem5's nan, -nan, inf and -inf as they are printed
     if parts[1] == "|":
         groups = [g.split() for g in " ".join(parts[2:]).split("|") if g.strip()]
-        return name, [_number(g[0]) for g in groups if g]
+        return name, [float(g[0]) for g in groups if g]
     try:
-        return name, _number(parts[1])
+        return name, float(parts[1])
     except ValueError:
         return None
 
@@ -74,6 +64,22 @@ def _sum_matching(stats: dict, pattern: str) -> float:
     rx = re.compile(pattern)
     vals = [v for k, v in stats.items() if rx.fullmatch(k) and isinstance(v, float)]
     return sum(vals) if vals else math.nan
+
+
+def _total(stats: dict, name: str):
+    """A controller event's count over all controllers of its kind.  gem5 prints `name::total`
+    only for vectors of two or more; one controller (one core's L1, one L2 bank, one
+    directory) prints `name count pct cum` alone, which is then the total.  An event that
+    never happened has no line (a 1-core run has no forwarded request), so it is 0 when the
+    controller printed others, and absent when the run had no such controller."""
+    total = stats.get(f"{name}::total")
+    if total is None and isinstance(stats.get(name), float):
+        return stats[name]
+    if total is None:
+        group = name.rsplit(".", 1)[0] + "."
+        if any(k.startswith(group) for k in stats):
+            return 0.0
+    return total
 
 
 def _per_core(stats: dict, leaf: str) -> list:
@@ -112,15 +118,15 @@ def summary(stats: dict, ops: float = None) -> dict:
         "ruby_miss_latency_hist": g(f"{RUBY}.m_missLatencyHistSeqr"),
         "ruby_latency_mean": g(f"{RUBY}.m_latencyHistSeqr::mean"),
         "ruby_network_delay_mean": g(f"{RUBY}.delayHistogram::mean"),
-        "l1_inv": g(f"{RUBY}.L1Cache_Controller.Inv::total"),
-        "l1_fwd_getx": g(f"{RUBY}.L1Cache_Controller.Fwd_GETX::total"),
-        "l1_fwd_gets": g(f"{RUBY}.L1Cache_Controller.Fwd_GETS::total"),
-        "l1_load": g(f"{RUBY}.L1Cache_Controller.Load::total"),
-        "l1_store": g(f"{RUBY}.L1Cache_Controller.Store::total"),
-        "l2_getx": g(f"{RUBY}.L2Cache_Controller.L1_GETX::total"),
-        "l2_gets": g(f"{RUBY}.L2Cache_Controller.L1_GETS::total"),
-        "l2_upgrade": g(f"{RUBY}.L2Cache_Controller.L1_UPGRADE::total"),
-        "dir_fetch": g(f"{RUBY}.Directory_Controller.Fetch::total"),
+        "l1_inv": _total(stats, f"{RUBY}.L1Cache_Controller.Inv"),
+        "l1_fwd_getx": _total(stats, f"{RUBY}.L1Cache_Controller.Fwd_GETX"),
+        "l1_fwd_gets": _total(stats, f"{RUBY}.L1Cache_Controller.Fwd_GETS"),
+        "l1_load": _total(stats, f"{RUBY}.L1Cache_Controller.Load"),
+        "l1_store": _total(stats, f"{RUBY}.L1Cache_Controller.Store"),
+        "l2_getx": _total(stats, f"{RUBY}.L2Cache_Controller.L1_GETX"),
+        "l2_gets": _total(stats, f"{RUBY}.L2Cache_Controller.L1_GETS"),
+        "l2_upgrade": _total(stats, f"{RUBY}.L2Cache_Controller.L1_UPGRADE"),
+        "dir_fetch": _total(stats, f"{RUBY}.Directory_Controller.Fetch"),
         "l1d_demand_misses": _sum_matching(stats, rf"{re.escape(RUBY)}\.l1_controllers\d*\.L1Dcache\.m_demand_misses"),
         "l1d_demand_accesses": _sum_matching(stats, rf"{re.escape(RUBY)}\.l1_controllers\d*\.L1Dcache\.m_demand_accesses"),
         "network_avg_hops": g(f"{RUBY}.network.average_hops"),
@@ -130,7 +136,7 @@ def summary(stats: dict, ops: float = None) -> dict:
     if ops:
         for key in ("l1_inv", "l1_fwd_getx", "l1_fwd_gets", "l1d_demand_misses", "l2_getx", "roi_insts"):
             if key in out and isinstance(out[key], float) and not math.isnan(out[key]):
-                out[f"XX{key}_per_opXX"] = out[key] / ops
+                out[f"{key}_per_op"] = out[key] / ops
         if not math.isnan(out["roi_cycles"]) and cycles:
             # core-cycles per operation: comparable to the guest's per-thread cycles_per_op
             # when every core works through the whole ROI

@@ -8,6 +8,7 @@
 The configuration is sim-configs/vmscale_fs.py; its decisions are in vmscale_gem5.
 """
 
+import gzip
 import hashlib
 import json
 import os
@@ -225,8 +226,38 @@ def row_extras(req, outcome, parsed) -> dict:
     board = board_label(req.gem5_opts)
     out = {c.case_id: {"gem5.board": board} for c in req.cases}
     for case, dump in zip(done, outcome.dumps):
-        out[case.case_id].update({f"gem5.{k}": v for k, v in stats.summary(dump, parsed.cases[case.case_id].result.get("ops")).items()
-                                  if not isinstance(v, list)})
+        out[case.case_id].update(_roi_figures(dump, parsed.cases[case.case_id].result))
+    return out
+
+
+def _roi_figures(dump: dict, result: dict) -> dict:
+    return {f"gem5.{k}": v for k, v in stats.summary(dump, result.get("ops")).items() if not isinstance(v, list)}
+
+
+def restat(run_dir: Path, rows: list) -> list:
+    """The rows of a finished gem5 run with their ROI figures worked out again, by today's
+    stats parser, from the stats.txt and console the run directory kept (the run itself is
+    left as it was).  For tables of runs made before a parser fix."""
+    run_dir = Path(run_dir)
+    kept = [run_dir / "m5out" / "stats.txt", run_dir / "m5out" / "stats.txt.gz"]
+    path = next((p for p in kept if p.is_file()), None)
+    if path is None or not (run_dir / "console.log").is_file():
+        raise VmscaleError(f"{run_dir}: no m5out/stats.txt(.gz) or console.log to work the figures out from")
+    text = gzip.open(path, "rt").read() if path.suffix == ".gz" else path.read_text()
+    dumps = stats.parse(text)
+    parsed = consolelib.parse((run_dir / "console.log").read_text(errors="replace"))
+    done = [cid for cid in sorted(parsed.cases) if parsed.cases[cid].result]
+    if len(dumps) not in (len(done), len(done) + 1) or len(rows) < len(parsed.cases):
+        raise VmscaleError(f"{run_dir}: {len(dumps)} stats dump(s) for {len(done)} case(s) with results")
+    out = [dict(r) for r in rows]
+    for cid, dump in zip(done, dumps):
+        row, case = out[cid - 1], parsed.cases[cid]
+        if (row["kernel_variant"], row["workload"]) != (case.variant, case.workload):
+            raise VmscaleError(f"{run_dir}: row {cid} is {row['kernel_variant']}/{row['workload']}, "
+                               f"its console case {case.variant}/{case.workload}")
+        for k in [k for k in row if k.startswith("gem5.") and k != "gem5.board"]:
+            del row[k]
+        row.update(_roi_figures(dump, case.result))
     return out
 
 
