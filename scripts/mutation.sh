@@ -1,15 +1,15 @@
 #!/bin/bash
 # Mutation testing of the modules that produce numbers a user reads: each module is mutated
-# in place by mutmut 2 (one small change at a time: an operator, a constant, a comparison),
+# by mutmut 2, in a copy of the tree (one small change at a time: an operator, a constant, a comparison),
 # and the tests that cover it must fail on every mutant.  Survivors are printed with their
 # diffs.  Slow (minutes per module on 2 cores), so not part of the default test command.
 #   bash scripts/mutation.sh            # every target below
 #   bash scripts/mutation.sh compare    # the targets whose name contains "compare"
-# Needs the project's .venv (bash scripts/setup.sh); installs mutmut 2.4.5 into it.
+# Needs the project's .venv (bash scripts/setup.sh); installs mutmut 2.4.5 into it.  Results
+# (counts, each survivor's diff, mutmut's database) go to build/mutation/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-py=.venv/bin/python
-"$py" -m pip install -q "mutmut==2.4.5"
+"$PWD/.venv/bin/python" -m pip install -q "mutmut==2.4.5"
 # module | the tests that pin its numbers (the pure ones: no QEMU, no gem5)
 targets=(
   "sim-configs/vmscale_gem5/stats.py|tests/test_gem5_pure.py"
@@ -20,9 +20,19 @@ targets=(
   "scripts/vmscale/sweep.py|tests/test_sweep.py -m 'not qemu' -k 'not slurm and not killed'"
 )
 filter=${1:-}
-out=build/mutation
+repo=$PWD
+out=$repo/build/mutation
 mkdir -p "$out"
-rm -f .mutmut-cache
+# mutmut changes files in place: it works on a copy of the tracked files, never on this
+# checkout, whose code a sweep or a test run may be importing meanwhile.  The copy's
+# packages come first on the path; built workloads are this checkout's.
+tree=$(mktemp -d)
+trap 'rm -rf "$tree"' EXIT
+git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$tree"
+export PYTHONPATH="$tree/scripts:$tree/sim-configs:$tree/queueing-model"
+export VMSCALE_BUILD=${VMSCALE_BUILD:-$repo/build}
+py=$repo/.venv/bin/python
+cd "$tree"
 for t in "${targets[@]}"; do
   module=${t%%|*}; tests=${t#*|}
   [[ -n "$filter" && "$module" != *"$filter"* ]] && continue
