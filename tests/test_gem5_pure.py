@@ -90,6 +90,16 @@ def test_every_summary_figure_is_the_statistic_it_names():
     assert len(s["ruby_miss_latency_hist"]) > 1
 
 
+def test_garnet_runs_report_their_hops_and_packet_latency():
+    # a shipped 8-core mesh run over Garnet (results/gem5-mesh-garnet): its first ROI's dump
+    run = next((Path(__file__).parent.parent / "results" / "gem5-mesh-garnet" / "runs").iterdir())
+    text = gzip.open(run / "m5out" / "stats.txt.gz", "rt").read()
+    first = text.split(stats.END)[0] + stats.END
+    s = stats.summary(stats.parse(first)[0])
+    assert s["network_avg_hops"] == _grep(first, f"{stats.RUBY}.network.average_hops") > 1
+    assert s["network_packet_latency"] == _grep(first, f"{stats.RUBY}.network.average_packet_latency") > 0
+
+
 def test_one_controller_vectors_and_events_that_never_happened():
     # a 1-core Ruby run: its L1's vectors have one line each and no forwarded request ever
     # happened (gem5 prints no line for it); the L2 printed nothing at all in this cut-down dump
@@ -104,7 +114,7 @@ def test_one_controller_vectors_and_events_that_never_happened():
     assert s["roi_cycles"] == 100 and s["sim_cycles_per_op"] == 10 and s["cycles_max"] == 100
     # no clock: no ROI cycles (never a division by a missing period); gem5's own host rate
     # when the cores' commit counters are missing
-    d = {"simTicks": 1000.0, "hostSeconds": 2.0, "hostInstRate": 5.0}
+    d = {"simTicks": 1000.0, "hostSeconds": 2.0, "hostInstRate": 5.0, "board.processor.cores.core.numCycles": 9.0}
     s = stats.summary(d, ops=10)
     assert math.isnan(s["roi_cycles"]) and s["host_inst_rate"] == 5.0 and "sim_cycles_per_op" not in s
 
