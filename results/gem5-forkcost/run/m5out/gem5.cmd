@@ -1,0 +1,1 @@
+/opt/gem5-v24/gem5.opt -d /work/runs/forkcost8.partial/m5out /work/main/sim-configs/vmscale_fs.py --kernel /work/gem5build/kernel/normal/vmlinux --disk /work/gem5build/image/vmscale.img --mode restore --cpu timing --checkpoint-dir /work/gem5build/checkpoints/8c-b01c50ec556d7a0a --script /work/runs/forkcost8.partial/run.sh --cores 8
