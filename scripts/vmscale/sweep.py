@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vmscale import variants, workloads
+from vmscale.backends import BACKENDS, get_backend
 from vmscale.errors import VmscaleError
 
 CORE_AXES = ("cores", "kernel_variant", "workload")
-BACKEND_MAX = {"qemu": 255, "gem5": 254}
 
 
 @dataclass
@@ -123,8 +123,8 @@ def _check_key(key: str, where: str):
 
 
 def validate(spec: Spec):
-    if spec.backend not in ("qemu", "native", "gem5"):
-        raise VmscaleError(f"sweep spec: unknown backend {spec.backend!r}", "use qemu, native or gem5")
+    if spec.backend not in BACKENDS:
+        raise VmscaleError(f"sweep spec: unknown backend {spec.backend!r}", f"use {', '.join(BACKENDS)}")
     if spec.repetitions < 1:
         raise VmscaleError("sweep spec: repetitions must be >= 1")
     for key, values in spec.axes.items():
@@ -144,7 +144,7 @@ def validate(spec: Spec):
             raise VmscaleError(f"sweep spec: unknown workload {w!r}", f"use {', '.join(workloads.NAMES)}")
     for v in values("kernel_variant"):
         variants.sysctls(v)
-    limit = BACKEND_MAX.get(spec.backend)
+    limit = get_backend(spec.backend).CORE_LIMIT   # each backend owns its core limit
     for c in values("cores"):
         if not isinstance(c, int) or c < 1:
             raise VmscaleError(f"sweep spec: cores {c!r} must be a positive integer")

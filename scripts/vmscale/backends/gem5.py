@@ -23,6 +23,8 @@ from vmscale import paths
 from vmscale.errors import VmscaleError
 from vmscale_gem5 import buildinfo, limits, options, resume, stats
 
+CORE_LIMIT = limits.MAX_X86_BOARD_CORES   # the X86 board, whatever the build; sweeps check specs against it
+
 SCRIPT = paths.REPO / "sim-configs" / "vmscale_fs.py"
 CONSOLE = "board.pc.com_1.device"
 

@@ -12,6 +12,8 @@ from pathlib import Path
 from vmscale import paths, variants
 from vmscale.errors import VmscaleError
 
+CORE_LIMIT = None   # the host's CPUs, known only where it runs
+
 
 def max_cores() -> int:
     return len(os.sched_getaffinity(0))

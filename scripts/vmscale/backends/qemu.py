@@ -17,6 +17,7 @@ from vmscale.errors import VmscaleError
 
 QEMU = "qemu-system-x86_64"
 MAX_VCPUS = 255          # QEMU's pc machine (xAPIC, TCG)
+CORE_LIMIT = MAX_VCPUS   # whatever the kernel; sweeps check specs against it
 LPJ = 4000000            # skip delay-loop calibration on every vCPU (minutes under TCG)
 
 
