@@ -37,13 +37,15 @@ def plan(workload_names, variant_names, cores, params, only=None) -> list:
         if stray:
             raise VmscaleError(f"--case {', '.join(stray)}: not among the --kernel-variant and --workload given")
     cases = []
+    # one per core unless the user asked for fewer; checked once per workload, before any case
+    threads = {w: workloads.thread_count(per[w]["threads"], cores) if "threads" in per[w] else cores
+               for w in workload_names}
     for variant in variant_names:
         sysctls = variants.sysctls(variant)
         for w in workload_names:
             if only is not None and (variant, w) not in only:
                 continue
-            threads = workloads.thread_count(per[w].get("threads", str(cores)), cores)
-            args = {"threads": threads, **{k: v for k, v in per[w].items() if k != "threads"}}
+            args = {"threads": threads[w], **{k: v for k, v in per[w].items() if k != "threads"}}
             have = workloads.describe(w)["params"]
             for name, value in variants.implied_params(variant).items():
                 if name in have:   # the variant decides unless the user fixed it
