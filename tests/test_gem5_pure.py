@@ -312,14 +312,18 @@ def test_user_and_board_keys_are_options_of_the_gem5_script():
     assert set(options.USER_KEYS) <= dests and set(options.BOARD_KEYS) < set(options.USER_KEYS)
 
 
-def test_l2_geometry_is_a_restore_option_not_part_of_the_checkpoint():
-    # Ruby starts cold after a restore, so one boot serves every L2 geometry: asking for another
-    # associativity, size or bank count must not change the board a checkpoint is keyed on.
+def test_cache_geometry_and_interconnect_are_restore_options_not_part_of_the_checkpoint():
+    # Ruby starts cold after a restore, so one boot serves every L2 geometry and interconnect:
+    # asking for another associativity, size, bank count or network must not change the board
+    # a checkpoint is keyed on; memory and the L1 size still do.
     from vmscale.backends import gem5
     from vmscale_gem5 import options
     assert gem5.board_args(32, {"l2_assoc": "64", "l1_assoc": "4", "l2_banks": "4", "l2_size": "512"}) == \
         gem5.board_args(32, {})
-    assert gem5.board_args(32, {"topology": "mesh"}) != gem5.board_args(32, {})
+    assert gem5.board_args(32, {"topology": "mesh", "network": "garnet", "mesh_rows": "4",
+                                "link_latency": "2"}) == gem5.board_args(32, {})
+    assert gem5.board_args(32, {"memory": "1536"}) != gem5.board_args(32, {})
+    assert gem5.board_args(32, {"l1_size": "64"}) != gem5.board_args(32, {})
     assert not set(options.RESTORE_KEYS) & set(options.BOARD_KEYS)
     assert set(options.RESTORE_KEYS) < set(options.USER_KEYS)
 

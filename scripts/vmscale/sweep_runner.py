@@ -26,6 +26,7 @@ from vmscale import collect, sweep
 from vmscale.errors import VmscaleError
 from vmscale.fileutil import atomic_write_text
 from vmscale.rundir import load_rows
+from vmscale_gem5 import options
 from vmscale_gem5.resume import EXIT_RESUME
 
 
@@ -165,7 +166,9 @@ def _make_checkpoints(jobs):
     """gem5: make each missing boot checkpoint once, before the jobs that restore it."""
     seen = set()
     for job in jobs:
-        key = (job["cores"], tuple(sorted((k, v) for k, v in job["gem5"].items() if k != "cpu")))
+        # One boot per core count and board: the restore options (cache geometry, interconnect)
+        # share it.
+        key = (job["cores"], tuple(sorted((k, v) for k, v in job["gem5"].items() if k in options.BOARD_KEYS)))
         if key in seen:
             continue
         seen.add(key)

@@ -22,13 +22,15 @@ KERNEL_ARGS = ["earlyprintk=ttyS0", "console=ttyS0", "lpj=7999923", "root=/dev/s
 
 
 # The board a checkpoint depends on (a boot made with other values cannot be restored into it).
-BOARD_KEYS = ("memory", "mem_channels", "l1_size", "topology", "network",
-              "mesh_rows", "mesh_cols", "link_latency", "router_latency", "link_bandwidth")
-# Cache geometry that only the restored run sees: Ruby starts cold after a restore (the boot
-# bypasses it, and the checkpoint's Ruby cache trace is empty), so one checkpoint serves every
-# associativity and every L2 size and bank count.  Tested: the 2-core checkpoint restored with
-# 64 ways, and with 4 banks of 512 KiB (another set of Ruby controllers), ran every case.
-RESTORE_KEYS = ("l1_assoc", "l2_assoc", "l2_size", "l2_banks")
+BOARD_KEYS = ("memory", "mem_channels", "l1_size")
+# What only the restored run sees.  Ruby starts cold after a restore (the boot bypasses it, and
+# the checkpoint's Ruby cache trace is empty) and a checkpoint's network sections hold only
+# power state and empty buffers,
+# so one boot serves every L1 associativity, L2 size, bank count and associativity, and every
+# interconnect.  Tested: the 2-core checkpoint restored with 64 ways, with 4 banks of 512 KiB
+# (another set of Ruby controllers), and into a Garnet mesh (tests/test_gem5_real.py).
+RESTORE_KEYS = ("l1_assoc", "l2_assoc", "l2_size", "l2_banks", "topology", "network",
+                "mesh_rows", "mesh_cols", "link_latency", "router_latency", "link_bandwidth")
 # What a user sets through vmscale (--gem5 KEY=VALUE, a sweep's gem5.KEY): the board and the CPU model.
 USER_KEYS = ("cpu",) + RESTORE_KEYS + BOARD_KEYS
 
