@@ -6,7 +6,7 @@ import sys
 import time
 from pathlib import Path
 
-from vmscale_model import des, fit as fitlib, network, solvers
+from vmscale_model import des, fit as fitlib, interconnect, network, solvers
 from vmscale_model.network import LAWS
 
 
@@ -48,6 +48,34 @@ def _study(a):
     md, figs = outputs.write_study(result, out, str(a.table), a.train_min, a.train_max, a.note)
     print(md, end="")
     print(f"wrote {out / 'study.json'}, {out / 'study.md'} and {len(figs) // 2} figure(s)")
+    return 0
+
+
+def _interconnect(a):
+    from vmscale_gem5 import options
+    from vmscale_model import outputs, study
+    rows = fitlib.load_table(a.table, a.workload)
+    by = study.curves(rows)
+    variants = sorted({v for (_, v, _, board) in by if board == getattr(a, "from")} &
+                      {v for (_, v, _, board) in by if board == a.to})
+    if a.variant:
+        variants = [v for v in variants if v in a.variant.split(",")]
+    if not variants:
+        raise fitlib.FitError(f"no {a.workload} curve on both boards {getattr(a, 'from')!r} and {a.to!r} "
+                              f"(boards in the table: {sorted({b for (*_, b) in by})})")
+    def hops(label):
+        return lambda n: options.transfer_hops(label, int(n))
+    results = {}
+    for v in variants:
+        src = [r for k, rs in by.items() if k[1] == v and k[3] == getattr(a, "from") for r in rs]
+        dst = [r for k, rs in by.items() if k[1] == v and k[3] == a.to for r in rs]
+        results[f"{a.workload}/{v}"] = interconnect.check(
+            src, dst, hops(getattr(a, "from")), hops(a.to), options.hop_cycles(a.to), a.train_max, a.law,
+            a.hop_fraction)
+    out = Path(a.out or Path(a.table).with_suffix("").as_posix() + "-interconnect")
+    md, figs = outputs.write_interconnect(results, out, str(a.table), getattr(a, "from"), a.to, a.note)
+    print(md, end="")
+    print(f"wrote {out / 'interconnect.json'}, {out / 'interconnect.md'} and {len(figs) // 2} figure(s)")
     return 0
 
 
@@ -123,6 +151,22 @@ def _add_study(sub):
     st.set_defaults(func=_guarded(_study))
 
 
+def _add_interconnect(sub):
+    ic = sub.add_parser("interconnect", help="fit a curve on one gem5 board, predict it on another (e.g. crossbar "
+                                             "to mesh) from the boards' hop counts, and judge the prediction")
+    ic.add_argument("table", help="a table holding both boards' curves")
+    ic.add_argument("--workload", required=True, help="the workload whose curves to use")
+    ic.add_argument("--variant", help="comma-separated kernel variants (default: every one on both boards)")
+    ic.add_argument("--from", required=True, metavar="BOARD", help="the fitted board's gem5.board label")
+    ic.add_argument("--to", required=True, metavar="BOARD", help="the predicted board's gem5.board label")
+    ic.add_argument("--train-max", type=int, default=16, help="fit the source on core counts up to this")
+    ic.add_argument("--law", default="mesh", choices=LAWS, help="the law-based prediction's interconnect law")
+    ic.add_argument("--hop-fraction", type=float, default=0.5, help="the law-based prediction's hop share of S")
+    ic.add_argument("--out", help="output directory (default: TABLE-interconnect/)")
+    ic.add_argument("--note", help="a line of provenance printed on the figures")
+    ic.set_defaults(func=_guarded(_interconnect))
+
+
 def _add_solvers(sub):
     for name, func, help_ in (("simulate", _simulate, "run the SimPy model once"),
                               ("mva", _mva, "exact MVA throughput")):
@@ -149,6 +193,7 @@ def add_commands(p):
     sub = p.add_subparsers(dest="model_cmd", required=True)
     _add_fit(sub)
     _add_study(sub)
+    _add_interconnect(sub)
     _add_solvers(sub)
     g = sub.add_parser("piggin", help="reproduce Piggin Figure 3.1")
     g.add_argument("--out", default=".", help="output directory (default: here)")

@@ -7,7 +7,7 @@ import json
 import re
 from pathlib import Path
 
-from vmscale_model import plot, study as studylib
+from vmscale_model import interconnect, plot, study as studylib
 
 
 def write_fit(tf, out, title: str, max_cores: int = 4096, note=None) -> list:
@@ -32,4 +32,22 @@ def write_study(result: dict, out, table_name: str, train_min: int, train_max: i
     md = studylib.table(result)
     (out / "study.md").write_text(f"# Scaling study: {table_name}\n\nFitted on core counts {train_min}-{train_max}; "
                                   "errors are (predicted / measured - 1) at the held-out core counts.\n\n" + md)
+    return md, figs
+
+
+def write_interconnect(results: dict, out, table_name: str, source: str, target: str, note=None) -> tuple:
+    """interconnect.json, interconnect.md and one figure per curve; returns (markdown, figures)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    figs = []
+    names = (source or "default board", target or "default board")
+    for key, r in results.items():
+        figs += plot.interconnect_curve(r, str(out / re.sub(r"[^A-Za-z0-9._]+", "-", key).strip("-")),
+                                        f"{key}: fitted on [{names[0]}], predicted on [{names[1]}]",
+                                        names[0], names[1], note=note)
+    (out / "interconnect.json").write_text(json.dumps(results, indent=2) + "\n")
+    md = "\n".join(interconnect.table(k, r) for k, r in results.items())
+    (out / "interconnect.md").write_text(
+        f"# From one interconnect to another: {table_name}\n\nFitted on [{names[0]}], predicted on "
+        f"[{names[1]}] at every core count measured there; errors are (predicted / measured - 1).\n\n" + md)
     return md, figs

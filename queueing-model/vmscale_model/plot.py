@@ -121,3 +121,28 @@ def study_curve(r: dict, stem, title, note=None, max_cores=256):
 def _worst(method: dict) -> str:
     errs = method.get("error") or []
     return f"hold-out error {max(errs, key=abs) * 100:+.0f}%" if errs else "no hold-out"
+
+
+def interconnect_curve(r: dict, stem, title, source: str, target: str, note=None):
+    """interconnect.check(): both boards' measurements and the three predictions for the target."""
+    fig, ax = plt.subplots(figsize=(7, 4.6))
+    sm = r["source_measured"]
+    sc = np.array(sorted(int(n) for n in sm))
+    ax.plot(sc, [sm[n] for n in sc], "s", color="tab:blue", ms=5, label=f"gem5, {source} (fitted)", zorder=5)
+    cores = np.array(r["cores"])
+    for key, color, ls, what in (("hops", "tab:green", "-", "by the boards' hops per transfer"),
+                                 ("law", "tab:purple", "--", f"by the {r['law']} law (hop share {r['hop_fraction']:g})"),
+                                 ("unchanged", "tab:blue", ":", f"unchanged (the {source} fit)")):
+        ax.plot(cores, r[key]["predicted"], color=color, ls=ls, lw=1.5, label=f"prediction {what} (worst error {max(r[key]['error'], key=abs) * 100:+.0f}%)")
+    ax.plot(cores, r["measured"], "o", mfc="white", mec="k", mew=1.5, ms=7, label=f"gem5, {target} (predicted)",
+            zorder=6)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("cores")
+    ax.set_ylabel("throughput (operations per cycle)")
+    ax.set_title(title, fontsize=10)
+    if note:
+        ax.text(0.01, 0.01, note, transform=ax.transAxes, fontsize=7, color="gray", va="bottom")
+    ax.legend(fontsize=7, loc="upper left")
+    ax.grid(True, which="both", alpha=0.2)
+    return _save(fig, stem)

@@ -16,8 +16,11 @@ from pathlib import Path
 from vmscale import collect, paths, plots, report, runner
 from vmscale.errors import VmscaleError
 
-# The cycle-level tables the model stage fits (committed; see results/README.md).
-GEM5_TABLES = ["gem5-scaling"]
+# The cycle-level tables the model stage fits (committed; see results/README.md), each with
+# the largest core count it is fitted on (the counts above it are held out).
+GEM5_TABLES = {"gem5-scaling": 16, "gem5-radixvm-fig5": 8}
+# The crossbar-fitted model carried to a mesh: (table, workload, source board, target board).
+INTERCONNECT = ("gem5-mesh-refcount", "refcount", "network=garnet", "network=garnet topology=mesh")
 
 WORKLOADS = ["local", "fault"]
 VARIANTS = ["stock", "rwlock", "rcu"]
@@ -79,15 +82,29 @@ def main(a) -> int:
 
 def model_stage(out: Path) -> None:
     """Fit and judge the shipped cycle-level curves; write the study and the figure twins."""
-    for name in GEM5_TABLES:
+    from vmscale_model import outputs, study
+    for name, train_max in GEM5_TABLES.items():
         table = paths.REPO / "results" / name / "table.csv"
         if not table.is_file():
             print(f"== model: {table} is missing; nothing cycle-level to fit", flush=True)
             continue
-        from vmscale_model import outputs, study
-        print(f"== model: {name} (gem5, cycle-level): fitted on <= 16 cores, judged on the rest", flush=True)
-        md, _ = outputs.write_study(study.study_table(table), out / "model" / name, str(table), 1, 16,
-                                    f"gem5 v24 TimingSimpleCPU + Ruby MESI_Two_Level: results/{name}")
+        print(f"== model: {name} (gem5, cycle-level): fitted on <= {train_max} cores, judged on the rest", flush=True)
+        md, _ = outputs.write_study(study.study_table(table, train_max), out / "model" / name, str(table), 1,
+                                    train_max, f"gem5 v24 TimingSimpleCPU + Ruby MESI_Two_Level: results/{name}")
         print(md, end="", flush=True)
         path = report.report(table, out / "model" / name / "report")
         print(f"== figure twins and report: {path}", flush=True)
+    interconnect_stage(out)
+
+
+def interconnect_stage(out: Path) -> None:
+    """The crossbar fit carried to the mesh (`vmscale model interconnect`), judged on the mesh's curve."""
+    name, workload, source, target = INTERCONNECT
+    table = paths.REPO / "results" / name / "table.csv"
+    if not table.is_file():
+        print(f"== model: {table} is missing; no interconnect check", flush=True)
+        return
+    from vmscale_model import cli
+    print(f"== model: {name}: fitted on [{source}], predicted on [{target}]", flush=True)
+    cli.main(["interconnect", str(table), "--workload", workload, "--from", source, "--to", target,
+              "--out", str(out / "model" / name)])

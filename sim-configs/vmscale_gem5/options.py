@@ -137,6 +137,30 @@ def graph(a):
     return make
 
 
+def board(label: str, cores: int) -> argparse.Namespace:
+    """The board a row's `gem5.board` label names ('key=value ...', '' for the default board)."""
+    words = ["--kernel", "-", "--disk", "-", "--cores", str(cores)]
+    for item in label.split():
+        key, _, value = item.partition("=")
+        if key not in USER_KEYS:
+            raise limits.ConfigError(f"board label {label!r}: {key!r} is not a gem5 option vmscale sets")
+        words += [f"--{key.replace('_', '-')}", value]
+    return parser().parse_args(words)
+
+
+def transfer_hops(label: str, cores: int) -> float:
+    """Router hops per ownership transfer of a contended line on this board (topology.line_transfer_hops)."""
+    a = board(label, cores)
+    g = graph(a)(topology.controller_counts(a.cores, a.l2_banks, a.mem_channels)["total"])
+    return topology.line_transfer_hops(g, cores, a.l2_banks)
+
+
+def hop_cycles(label: str) -> int:
+    """Cycles a message spends per router hop on this board: the router's and the link's latency."""
+    a = board(label, 1)
+    return a.router_latency + a.link_latency
+
+
 def kernel_args(a) -> list:
     args = KERNEL_ARGS + [f"vmscale.m5={a.m5}"] + list(getattr(a, "kernel_arg", []))
     if a.mode == "checkpoint":

@@ -82,6 +82,21 @@ class Graph:
         return self
 
 
+def line_transfer_hops(g: Graph, cores: int, l2_banks: int = 1) -> float:
+    """Router hops on a contended line's critical path per ownership transfer (MESI_Two_Level).
+
+    The line's home L2 bank forwards a GETX to the owner L1, the owner sends the data to the
+    requester, and the requester's unblock frees the line at the bank for the next request;
+    under contention the next GETX is already waiting there, so its own leg overlaps.  Hence
+    2 d(L1, L2) + d(L1, L1), mean over the L1s, the banks (a line's home) and L1 pairs.
+    Controller order as the board connects them: L1s, then L2 banks.
+    """
+    l1s, banks = range(cores), range(cores, cores + l2_banks)
+    peer = (sum(g.hops(g.ext[a], g.ext[b]) for a in l1s for b in l1s if a != b) / (cores * (cores - 1))
+            if cores > 1 else 0.0)
+    return 2 * g.mean_hops(l1s, banks) + peer
+
+
 def controller_counts(cores: int, l2_banks: int, channels: int, dma: int = 2) -> dict:
     return {"l1": cores, "l2": l2_banks, "dir": channels, "dma": dma,
             "total": cores + l2_banks + channels + dma}

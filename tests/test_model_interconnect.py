@@ -1,0 +1,95 @@
+"""A fit carried from one interconnect to another: the hops a contended line's transfer travels
+on each gem5 board (worked out by hand on small graphs), and vmscale_model.interconnect on
+curves the model itself generates (a target whose service differs by exactly T c dH must be
+predicted exactly by hops, and not by leaving the fit unchanged); then the real gem5 mesh vs
+crossbar curves in results/, through `vmscale model interconnect`."""
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import vmscale
+from vmscale_gem5 import limits, options, topology
+from vmscale_model import interconnect, solvers
+from vmscale_model.fit import FitError
+
+REPO = Path(__file__).resolve().parent.parent
+MESH = REPO / "results" / "gem5-mesh-refcount"
+
+
+def test_a_transfer_on_the_crossbar_is_two_legs_through_the_bank_and_one_between_l1s():
+    # Every controller has its own router joined by the central one: any two are 2 hops apart.
+    g = topology.build("crossbar", topology.controller_counts(8, 1, 1))
+    assert topology.line_transfer_hops(g, 8, 1) == 2 * 2 + 2
+
+
+def test_a_transfer_on_a_2x2_mesh_by_hand():
+    # L1s at routers 0..3, the bank at router 0: d(L1, L2) = (0+1+1+2)/4 = 1; each L1 has
+    # the others at 1, 1 and 2 hops: d(L1, L1) = 4/3.
+    g = topology.build("mesh", topology.controller_counts(4, 1, 1))
+    assert (g.rows, g.cols) == (2, 2)
+    assert topology.line_transfer_hops(g, 4, 1) == pytest.approx(2 * 1 + 4 / 3)
+
+
+def test_board_labels_give_hops_and_hop_cycles():
+    assert options.transfer_hops("", 8) == 6          # the default board: crossbar
+    assert options.transfer_hops("network=garnet topology=mesh", 2) == pytest.approx(2 * 0.5 + 1)
+    assert options.transfer_hops("network=garnet topology=mesh", 32) > options.transfer_hops("network=garnet", 32)
+    assert options.hop_cycles("") == 2 and options.hop_cycles("router_latency=3 link_latency=2") == 5
+    with pytest.raises(limits.ConfigError, match="not a gem5 option"):
+        options.board("topolgy=mesh", 4)
+
+
+def _rows(think, services, cores, board, transfers=1.0):
+    """Rows of a curve the model generates: throughput from MVA with service S(N)."""
+    x = solvers.mva_curve(np.array([think]), lambda _t: np.asarray(services, float)[None, :], np.array(cores))[0]
+    return [{"workload": "w", "kernel_variant": "v", "backend": "gem5", "gem5.board": board, "cores": n,
+             "cycles_per_op": n / t, "ops_unit": "op", "gem5.l1_fwd_getx_per_op": transfers,
+             "gem5.l1_fwd_gets_per_op": 0.0, "gem5.ruby_miss_latency_mean": 100.0}
+            for n, t in zip(cores, x)]
+
+
+def test_a_target_that_differs_by_its_hops_is_predicted_by_hops_alone():
+    cores = [1, 2, 4, 8, 16, 32]
+    think, s, t, c = 400.0, 30.0, 0.8, 2.0
+    h_from = {n: 6.0 for n in cores}
+    h_to = {n: 1.0 + n / 4 for n in cores}
+    dst = _rows(think, [s + (t * c * (h_to[n] - h_from[n]) if n > 1 else 0) for n in cores], cores, "mesh",
+                transfers=t)
+    r = interconnect.check(_rows(think, [s] * len(cores), cores, "", transfers=t), dst, h_from.get, h_to.get, c,
+                           train_max=16)
+    assert r["source_fit"]["service"] == pytest.approx(s, rel=1e-3)
+    assert max(abs(e) for e in r["hops"]["error"]) < 1e-3
+    assert r["unchanged"]["error"][-1] > 0.1      # 32 cores: S grew 16%, the crossbar fit over-predicts
+    assert r["transfers_per_op"] == pytest.approx(t) and r["transfers_at_cores"] == 2
+
+
+def test_no_multi_core_point_to_measure_transfers_is_refused():
+    rows = _rows(100.0, [10.0], [1], "")
+    with pytest.raises(FitError):
+        interconnect.transfers_per_op(rows, [1])
+
+
+@pytest.mark.skipif(not (MESH / "table.csv").is_file(), reason="results/gem5-mesh-refcount not present")
+def test_the_shipped_mesh_study_is_what_the_command_computes(tmp_path):
+    """The committed interconnect.json is reproduced from the committed table, and its claims
+    hold: the mesh is slower than the crossbar at 32 cores for the shared counter, and the
+    prediction by hops is closer there than leaving the crossbar fit unchanged."""
+    r = vmscale("model", "interconnect", MESH / "table.csv", "--workload", "refcount", "--from", "network=garnet",
+                "--to", "network=garnet topology=mesh", "--out", tmp_path / "ic")
+    assert r.returncode == 0, r.stderr
+    fresh = json.loads((tmp_path / "ic" / "interconnect.json").read_text())
+    shipped = json.loads((MESH / "interconnect" / "interconnect.json").read_text())
+    assert fresh.keys() == shipped.keys()
+    for k in fresh:
+        assert fresh[k]["hops"]["error"] == pytest.approx(shipped[k]["hops"]["error"], abs=1e-9)
+    stock = fresh["refcount/stock"]
+    top = stock["cores"].index(max(stock["cores"]))
+    with open(MESH / "table.csv") as f:
+        rows = [row for row in csv.DictReader(f) if row["kernel_variant"] == "stock"]
+    per_board = {row["gem5.board"]: float(row["cycles_per_op"]) for row in rows if int(row["cores"]) == max(stock["cores"])}
+    assert per_board["network=garnet topology=mesh"] > per_board["network=garnet"]
+    assert abs(stock["hops"]["error"][top]) < abs(stock["unchanged"]["error"][top])
