@@ -203,6 +203,7 @@ def test_mesh_places_controllers_as_documented():
     assert g.ext[16:20] == [0, 4, 8, 12]                       # L2 banks spread evenly
     assert g.ext[20:24] == [0, 3, 12, 15]                      # directories at the corners
     assert topology.mesh_shape(254) == (15, 17)
+    assert topology.mesh_shape(1) == (1, 2) and topology.mesh_shape(2) == (1, 2)   # a mesh has 2 routers
 
 
 def test_pt2pt_refuses_large_systems():

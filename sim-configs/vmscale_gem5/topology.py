@@ -137,9 +137,10 @@ def ring(n_routers: int, n_ctrl: int, link_latency=1, router_latency=1) -> Graph
 
 
 def mesh_shape(cores: int) -> tuple:
-    """The squarest rows x cols with rows * cols >= cores and rows <= cols."""
+    """The squarest rows x cols with rows * cols >= cores and rows <= cols; at least 1 x 2
+    (one core's L1 beside the router of the L2 bank, so a curve's 1-core point has a mesh)."""
     rows = max(1, int(cores ** 0.5))
-    return rows, -(-cores // rows)
+    return rows, max(2 if rows == 1 else 1, -(-cores // rows))
 
 
 def mesh(rows: int, cols: int, counts: dict, link_latency=1, router_latency=1) -> Graph:
