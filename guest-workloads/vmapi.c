@@ -8,8 +8,15 @@
  *   /proc/self/mem pread   the data              fails (GUP refused)
  *   process_vm_readv       the data              fails with EFAULT
  *                          (skipped if the kernel lacks the call)
- *   mremap of the page     moves it              fails with EINVAL
  *   FUTEX_WAKE (shared)    0                     0 (keyed by address)
+ *   smaps VmFlags          no "dd"               "dd" (left out of core dumps)
+ *   vmsplice of the page   the page's bytes      fails with EFAULT (GUP refused)
+ *   mremap DONTUNMAP       moves it              fails with EINVAL
+ *   mremap of shmem        moves it              fails with EINVAL
+ *   MAP_STACK, no address  placed anywhere       placed outside the region
+ *   MAP_LOCKED, fixed      mapped                fails with EINVAL
+ *   file mapping, fixed    mapped                fails with EINVAL
+ *   mremap of the page     moves it              moves it
  *   munmap, then a read    SIGSEGV               SIGSEGV
  * ops = checks passed, errors = checks failed; the other threads idle.
  * `iters` repeats the whole round.
@@ -69,6 +76,53 @@ static int in_maps(const char *what)
 	return found;
 }
 
+/* 1 if addr lies in the "[radixvm]" mapping of /proc/self/maps. */
+static int in_region(void *addr)
+{
+	unsigned long lo, hi, a = (unsigned long)addr;
+	char line[512];
+	int found = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		die("vmapi: /proc/self/maps: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[radixvm]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			found |= lo <= a && a < hi;
+	fclose(f);
+	return found;
+}
+
+/* 1 if the smaps entry holding addr has VM_DONTDUMP ("dd" in VmFlags). */
+static int dontdump(void *addr)
+{
+	unsigned long lo, hi, a = (unsigned long)addr;
+	char line[512];
+	int here = 0, dd = 0;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		die("vmapi: /proc/self/smaps: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			here = lo <= a && a < hi;
+		else if (here && !strncmp(line, "VmFlags:", 8))
+			dd = strstr(line, " dd") != NULL;
+	}
+	fclose(f);
+	return dd;
+}
+
+/* A mapping the region refuses when fixed inside it (EINVAL), and stock makes. */
+static int fixed_map_as_designed(int radix, void *at, int flags, int fd, int prot)
+{
+	void *m = mmap(at, PAGE_SIZE, prot, flags | MAP_FIXED_NOREPLACE, fd, 0);
+
+	if (m != MAP_FAILED)
+		munmap(m, PAGE_SIZE);
+	return radix ? m == MAP_FAILED && errno == EINVAL : m == at;
+}
+
 static void check(struct worker *w, int ok, const char *what)
 {
 	if (ok) {
@@ -77,6 +131,58 @@ static void check(struct worker *w, int ok, const char *what)
 	}
 	fprintf(stderr, "vmapi: failed: %s\n", what);
 	w->errors++;
+}
+
+/* Where the region's rules differ from stock's, each design keeps its own (README table). */
+static void region_rules(struct worker *w, uint64_t *p, uint64_t key, int radix)
+{
+	char *spare = (char *)p + 16 * PAGE_SIZE, *shm = spare + 16 * PAGE_SIZE;
+	struct iovec iov = { p, PAGE_SIZE };
+	int pipes[2], fd;
+	ssize_t n;
+	void *q;
+
+	check(w, dontdump(p) == radix, radix ? "the region is left out of core dumps"
+					       : "anonymous memory is in core dumps");
+	if (pipe(pipes))
+		die("vmapi: pipe: %s", strerror(errno));
+	n = vmsplice(pipes[1], &iov, 1, 0);
+	check(w, radix ? n < 0 && errno == EFAULT : n == PAGE_SIZE,
+	      radix ? "vmsplice must refuse the region" : "vmsplice takes the page");
+	close(pipes[0]);
+	close(pipes[1]);
+
+	q = mremap(p, PAGE_SIZE, PAGE_SIZE, MREMAP_MAYMOVE | MREMAP_DONTUNMAP);
+	check(w, radix ? q == MAP_FAILED && errno == EINVAL : q != MAP_FAILED && ((uint64_t *)q)[0] == key,
+	      radix ? "MREMAP_DONTUNMAP must be refused" : "MREMAP_DONTUNMAP moves the page");
+	if (q != MAP_FAILED)
+		munmap(q, PAGE_SIZE);
+	p[0] = key;	/* stock: DONTUNMAP left p empty */
+
+	fd = memfd_create("vmapi", 0);
+	if (fd < 0 || ftruncate(fd, PAGE_SIZE))
+		die("vmapi: memfd: %s", strerror(errno));
+	if (mmap(shm, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0) != shm)
+		die("vmapi: mmap of a memfd: %s", strerror(errno));
+	q = mremap(shm, PAGE_SIZE, PAGE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED, shm + PAGE_SIZE);
+	check(w, radix ? q == MAP_FAILED && errno == EINVAL : q == shm + PAGE_SIZE,
+	      radix ? "mremap of shmem must be refused" : "mremap moves shmem");
+	munmap(q == MAP_FAILED ? shm : q, PAGE_SIZE);
+	close(fd);
+
+	q = mmap(NULL, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	check(w, q != MAP_FAILED && !in_region(q), "a MAP_STACK mapping is placed outside the region");
+	if (q != MAP_FAILED)
+		munmap(q, PAGE_SIZE);
+	check(w, fixed_map_as_designed(radix, spare, MAP_PRIVATE | MAP_ANONYMOUS | MAP_LOCKED, -1,
+				       PROT_READ | PROT_WRITE),
+	      radix ? "MAP_LOCKED in the region must be refused" : "MAP_LOCKED maps");
+	fd = open("/proc/self/exe", O_RDONLY);
+	if (fd < 0)
+		die("vmapi: /proc/self/exe: %s", strerror(errno));
+	check(w, fixed_map_as_designed(radix, spare, MAP_PRIVATE, fd, PROT_READ),
+	      radix ? "a file mapping in the region must be refused" : "a file maps");
+	close(fd);
 }
 
 static void round_of_checks(struct worker *w)
@@ -124,6 +230,7 @@ static void round_of_checks(struct worker *w)
 			    : "process_vm_readv reads the data");
 
 	check(w, syscall(SYS_futex, p, FUTEX_WAKE, 1, NULL, NULL, 0) == 0, "shared FUTEX_WAKE");
+	region_rules(w, p, key, radix);
 
 	q = mremap(p, PAGE_SIZE, PAGE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED, (char *)p + THREAD_STRIDE);
 	check(w, q == (char *)p + THREAD_STRIDE && ((uint64_t *)q)[0] == key, "mremap moves the page");
@@ -142,7 +249,8 @@ static void run(struct worker *w)
 
 const struct workload workload = {
 	.name = "vmapi",
-	.summary = "fork, /proc/pid/mem, process_vm_readv, futex, mremap on memory at REGION_BASE",
+	.summary = "fork, /proc/pid/mem, process_vm_readv, futex, mremap, core-dump flags, vmsplice and "
+		   "refused mappings on memory at REGION_BASE",
 	.ops_unit = "check passed",
 	.extra_name = "radix_region",
 	.params = params,

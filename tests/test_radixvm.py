@@ -54,12 +54,13 @@ def _check_paths(rows, cores):
         stock, radix = rows[("stock", w)]["vmstat"], rows[("radixvm", w)]["vmstat"]
         assert stock["radix_mmap"] == 0 and stock["radix_faults"] == 0, w
         assert radix["radix_mmap"] > 0 and radix["radix_faults"] > 0, w
-    # fork, /proc/pid/mem, process_vm_readv, futex and mremap: each design behaved as its
+    # fork, /proc/pid/mem, process_vm_readv, futex, mremap, core-dump flags, vmsplice and the
+    # mappings the region refuses: each design behaved as its
     # integration rules say (the workload knows both sets of rules; it fails on a mismatch).
     for v in VARIANTS if ("stock", "vmapi") in rows else ():
         vmapi = rows[(v, "vmapi")]
-        # 7 checks a round, 6 without process_vm_readv (CONFIG_CROSS_MEMORY_ATTACH)
-        assert vmapi["radix_region"] == (v != "stock") and vmapi["ops"] in (12, 14), vmapi
+        # 14 checks a round, 13 without process_vm_readv (CONFIG_CROSS_MEMORY_ATTACH)
+        assert vmapi["radix_region"] == (v != "stock") and vmapi["ops"] in (26, 28), vmapi
     # The kernel's MAP_FIXED_NOREPLACE selftest passes on the region.
     if ("radixvm", "selftests") in rows:
         assert rows[("radixvm", "selftests")]["exit_codes"] == {"map_fixed_noreplace": 0}
