@@ -63,6 +63,7 @@ def test_a_target_that_differs_by_its_hops_is_predicted_by_hops_alone():
                            train_max=16)
     assert r["source_fit"]["service"] == pytest.approx(s, rel=1e-3)
     assert max(abs(e) for e in r["hops"]["error"]) < 1e-3
+    assert r["anchored"]["cores"] == cores and max(abs(e) for e in r["anchored"]["error"]) < 1e-3
     assert r["unchanged"]["error"][-1] > 0.1      # 32 cores: S grew 16%, the crossbar fit over-predicts
     assert r["transfers_per_op"] == pytest.approx(t) and r["transfers_at_cores"] == 2
 

@@ -16,6 +16,10 @@ the target's measurement goes in.  Beside it, two predictions that know less:
 - unchanged: the source fit as it is, the prediction a model without an interconnect term
   (the Universal Scalability Law) can offer.
 
+Where the source was measured at the same core count, the hop prediction is also anchored
+there: the source's measurement times the model's ratio of the two boards' throughputs, so
+the fit's own error at that count cancels and only the hop term is judged.
+
 Pure: rows and functions in, a dict out.
 """
 
@@ -74,28 +78,37 @@ def check(source_rows: list, target_rows: list, hops_from, hops_to, hop_cycles: 
            "source_measured": {int(n): float(x) for n, x in zip(src.cores, src.throughput)},
            "hops_from": [float(hops_from(n)) if n > 1 else math.nan for n in dst.cores],
            "hops_to": [float(hops_to(n)) if n > 1 else math.nan for n in dst.cores]}
-    predictions = {
-        "hops": _curve(p["think"], service, dst.cores),
-        "law": f.predict(dst.cores, law),
-        "unchanged": f.predict(dst.cores),
-    }
+    by_hops = _curve(p["think"], service, dst.cores)
+    predictions = {"hops": by_hops, "law": f.predict(dst.cores, law), "unchanged": f.predict(dst.cores)}
+    # Anchored: the source's measurement at the same core count, scaled by what the model says
+    # the hops change (the fit's own error at that count cancels).
+    src_at = dict(zip(src.cores.tolist(), src.throughput))
+    both = [n for n in dst.cores.tolist() if n in src_at]
+    ratio = by_hops / predictions["unchanged"]
+    anchored = [src_at[n] * r for n, r in zip(dst.cores.tolist(), ratio) if n in src_at]
     out["service_to"] = service.tolist()
-    out["law"], out["hop_fraction"] = law, hop_fraction
+    out["interconnect_law"], out["hop_fraction"] = law, hop_fraction
     for name, pred in predictions.items():
         out[name] = {"predicted": [float(x) for x in pred], "error": _errors(pred, dst.throughput)}
+    measured_both = [x for n, x in zip(dst.cores.tolist(), dst.throughput) if n in src_at]
+    out["anchored"] = {"cores": both, "predicted": [float(x) for x in anchored],
+                       "error": _errors(anchored, measured_both)}
     return out
 
 
 def table(key: str, r: dict) -> str:
     """One markdown block: the prediction errors at each target core count."""
-    head = "| cores | measured (ops/Mcycle) | hops/transfer from → to | by hops | by law | unchanged |"
-    lines = [head, "|---|---|---|---|---|---|"]
+    head = ("| cores | measured (ops/Mcycle) | hops/transfer from → to | by hops | by hops, anchored | by law "
+            "| unchanged |")
+    lines = [head, "|---|---|---|---|---|---|---|"]
+    anchored = dict(zip(r["anchored"]["cores"], r["anchored"]["error"]))
     for i, n in enumerate(r["cores"]):
         hops = ("-" if n == 1 else f"{r['hops_from'][i]:.2f} → {r['hops_to'][i]:.2f}")
         cells = [f"{100 * r[k]['error'][i]:+.1f}%" for k in ("hops", "law", "unchanged")]
-        lines.append(f"| {n} | {r['measured'][i]:.4g} | {hops} | " + " | ".join(cells) + " |")
+        cells.insert(1, f"{100 * anchored[n]:+.1f}%" if n in anchored else "-")
+        lines.append(f"| {n} | {1e6 * r['measured'][i]:,.0f} | {hops} | " + " | ".join(cells) + " |")
     sf = r["source_fit"]
     return (f"**{key}**: source fit on {','.join(map(str, sf['train_cores']))} cores: Z = {sf['think']:.4g}, "
             f"S = {sf['service']:.4g} cycles (R² {sf['r2']:.3f}); T = {r['transfers_per_op']:.3f} transfers/op "
-            f"(at {r['transfers_at_cores']} cores), c = {r['hop_cycles']:g} cycles/hop; law `{r['law']}` with "
+            f"(at {r['transfers_at_cores']} cores), c = {r['hop_cycles']:g} cycles/hop; law `{r['interconnect_law']}` with "
             f"hop share {r['hop_fraction']:g}.\n\n" + "\n".join(lines) + "\n")

@@ -131,9 +131,14 @@ def interconnect_curve(r: dict, stem, title, source: str, target: str, note=None
     ax.plot(sc, [sm[n] for n in sc], "s", color="tab:blue", ms=5, label=f"gem5, {source} (fitted)", zorder=5)
     cores = np.array(r["cores"])
     for key, color, ls, what in (("hops", "tab:green", "-", "by the boards' hops per transfer"),
-                                 ("law", "tab:purple", "--", f"by the {r['law']} law (hop share {r['hop_fraction']:g})"),
+                                 ("law", "tab:purple", "--", f"by the {r['interconnect_law']} law (hop share {r['hop_fraction']:g})"),
                                  ("unchanged", "tab:blue", ":", f"unchanged (the {source} fit)")):
         ax.plot(cores, r[key]["predicted"], color=color, ls=ls, lw=1.5, label=f"prediction {what} (worst error {max(r[key]['error'], key=abs) * 100:+.0f}%)")
+    a = r["anchored"]
+    if a["cores"]:
+        ax.plot(a["cores"], a["predicted"], "x", color="tab:green", ms=8, mew=2,
+                label=f"prediction by hops, anchored on the {source} point (worst error "
+                      f"{max(a['error'], key=abs) * 100:+.0f}%)", zorder=6)
     ax.plot(cores, r["measured"], "o", mfc="white", mec="k", mew=1.5, ms=7, label=f"gem5, {target} (predicted)",
             zorder=6)
     ax.set_xscale("log", base=2)
