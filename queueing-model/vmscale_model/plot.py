@@ -128,7 +128,7 @@ def interconnect_curve(r: dict, stem, title, source: str, target: str, note=None
     fig, ax = plt.subplots(figsize=(7, 4.6))
     sm = r["source_measured"]
     sc = np.array(sorted(int(n) for n in sm))
-    ax.plot(sc, [sm[n] for n in sc], "s", color="tab:blue", ms=5, label=f"gem5, {source} (fitted)", zorder=5)
+    ax.plot(sc, [sm[n] for n in sc], "s", color="tab:blue", ms=5, label=f"gem5, {source} (fitted on <= {max(r['source_fit']['train_cores'])} cores)", zorder=5)
     cores = np.array(r["cores"])
     for key, color, ls, what in (("hops", "tab:green", "-", "by the boards' hops per transfer"),
                                  ("law", "tab:purple", "--", f"by the {r['interconnect_law']} law (hop share {r['hop_fraction']:g})"),
@@ -148,6 +148,6 @@ def interconnect_curve(r: dict, stem, title, source: str, target: str, note=None
     ax.set_title(title, fontsize=10)
     if note:
         ax.text(0.01, 0.01, note, transform=ax.transAxes, fontsize=7, color="gray", va="bottom")
-    ax.legend(fontsize=7, loc="upper left")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1)
     ax.grid(True, which="both", alpha=0.2)
     return _save(fig, stem)
