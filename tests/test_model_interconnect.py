@@ -76,21 +76,28 @@ def test_no_multi_core_point_to_measure_transfers_is_refused():
 
 @pytest.mark.skipif(not (MESH / "table.csv").is_file(), reason="results/gem5-mesh-refcount not present")
 def test_the_shipped_mesh_study_is_what_the_command_computes(tmp_path):
-    """The committed interconnect.json is reproduced from the committed table, and its claims
-    hold: the mesh is slower than the crossbar at 32 cores for the shared counter, and the
-    prediction by hops is closer there than leaving the crossbar fit unchanged."""
+    """The committed interconnect.json is reproduced from the committed table, and the README's
+    reading of it holds: up to 8 cores the hop term, anchored on the crossbar's points, predicts
+    the mesh's shared counter within 2% (the mesh faster at 2 and 4 cores, as its shorter paths
+    say); from 16 cores the mesh is faster than the crossbar although its transfers travel
+    more hops, which the hop term cannot predict (network contention)."""
     r = vmscale("model", "interconnect", MESH / "table.csv", "--workload", "refcount", "--from", "network=garnet",
                 "--to", "network=garnet topology=mesh", "--out", tmp_path / "ic")
     assert r.returncode == 0, r.stderr
     fresh = json.loads((tmp_path / "ic" / "interconnect.json").read_text())
     shipped = json.loads((MESH / "interconnect" / "interconnect.json").read_text())
-    assert fresh.keys() == shipped.keys()
+    assert fresh.keys() == shipped.keys() == {"refcount/stock", "refcount/percpu-ref"}
     for k in fresh:
-        assert fresh[k]["hops"]["error"] == pytest.approx(shipped[k]["hops"]["error"], abs=1e-9)
+        for how in ("hops", "law", "unchanged", "anchored"):
+            assert fresh[k][how]["error"] == pytest.approx(shipped[k][how]["error"], abs=1e-9), (k, how)
     stock = fresh["refcount/stock"]
-    top = stock["cores"].index(max(stock["cores"]))
+    anchored = dict(zip(stock["anchored"]["cores"], stock["anchored"]["error"]))
+    assert stock["cores"] == [1, 2, 4, 8, 16, 32]
+    assert all(abs(anchored[n]) < 0.02 for n in (1, 2, 4, 8)), anchored
+    assert anchored[16] < -0.1 and anchored[32] < -0.2          # predicted slower; measured faster
     with open(MESH / "table.csv") as f:
         rows = [row for row in csv.DictReader(f) if row["kernel_variant"] == "stock"]
-    per_board = {row["gem5.board"]: float(row["cycles_per_op"]) for row in rows if int(row["cores"]) == max(stock["cores"])}
-    assert per_board["network=garnet topology=mesh"] > per_board["network=garnet"]
-    assert abs(stock["hops"]["error"][top]) < abs(stock["unchanged"]["error"][top])
+    cost = {(row["gem5.board"], int(row["cores"])): float(row["cycles_per_op"]) for row in rows}
+    for n in (2, 4, 16, 32):
+        assert cost[("network=garnet topology=mesh", n)] < cost[("network=garnet", n)], n
+    assert stock["hops_to"][stock["cores"].index(32)] > stock["hops_from"][stock["cores"].index(32)]
