@@ -50,6 +50,29 @@ def test_end_to_end_at_two_cores_each_case_gets_its_own_roi_and_the_designs_diff
     assert manifest["gem5_version"].startswith("24.") and os.path.isfile(os.path.join(manifest["checkpoint"], "m5.cpt"))
 
 
+@pytest.mark.slow
+def test_one_boot_serves_a_crossbar_and_a_garnet_mesh(kernel_built, tmp_path):
+    """The interconnect is a restore option: a 2-core run on a Garnet mesh restores the same boot
+    checkpoint as the default crossbar, and gem5 really built the mesh (its config names a
+    GarnetNetwork of 2 routers, and its stats count hops)."""
+    import gzip
+    runs = {}
+    for name, board in (("xbar", []), ("mesh", ["--gem5", "topology=mesh", "--gem5", "network=garnet"])):
+        r = vmscale("run", "--backend", "gem5", "--cores", 2, *board, "--workload", "refcount",
+                    "--kernel-variant", "stock", "--param", "refcount.iters=200", "--param", "refcount.chunk=100",
+                    "--out", tmp_path / name, timeout=3 * 3600)
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+        runs[name] = json.loads((tmp_path / name / "manifest.json").read_text())
+    assert runs["xbar"]["checkpoint"] == runs["mesh"]["checkpoint"]
+    config = (tmp_path / "mesh" / "m5out" / "config.ini")
+    text = config.read_text() if config.exists() else gzip.open(str(config) + ".gz", "rt").read()
+    assert "type=GarnetNetwork" in text
+    assert re.search(r"routers=board\.cache_hierarchy\.ruby_system\.network\.routers0 "
+                     r"board\.cache_hierarchy\.ruby_system\.network\.routers1\n", text)
+    row = json.loads((tmp_path / "mesh" / "results.jsonl").read_text().splitlines()[0])
+    assert row["ok"] and row["gem5.board"] == "network=garnet topology=mesh"
+
+
 def test_core_count_the_build_cannot_do_is_refused_before_gem5_starts(kernel_built, tmp_path):
     r = vmscale("run", "--backend", "gem5", "--cores", 255, "--workload", "local", "--out", tmp_path / "x")
     assert r.returncode == 2 and "tops out at 254" in r.stderr
