@@ -53,19 +53,24 @@ def _rows(think, services, cores, board, transfers=1.0):
 
 
 def test_a_target_that_differs_by_its_hops_is_predicted_by_hops_alone():
+    # the boards differ in hop counts and in cycles per hop: S_to = S + T (c_to H_to - c_from H_from)
     cores = [1, 2, 4, 8, 16, 32]
-    think, s, t, c = 400.0, 30.0, 0.8, 2.0
+    think, s, t, c_from, c_to = 400.0, 30.0, 0.8, 2.0, 3.0
     h_from = {n: 6.0 for n in cores}
     h_to = {n: 1.0 + n / 4 for n in cores}
-    dst = _rows(think, [s + (t * c * (h_to[n] - h_from[n]) if n > 1 else 0) for n in cores], cores, "mesh",
-                transfers=t)
-    r = interconnect.check(_rows(think, [s] * len(cores), cores, "", transfers=t), dst, h_from.get, h_to.get, c,
-                           train_max=16)
+    dst = _rows(think, [s + (t * (c_to * h_to[n] - c_from * h_from[n]) if n > 1 else 0) for n in cores], cores,
+                "mesh", transfers=t)
+    r = interconnect.check(_rows(think, [s] * len(cores), cores, "", transfers=t), dst, h_from.get, h_to.get,
+                           (c_from, c_to), train_max=16)
     assert r["source_fit"]["service"] == pytest.approx(s, rel=1e-3)
     assert max(abs(e) for e in r["hops"]["error"]) < 1e-3
     assert r["anchored"]["cores"] == cores and max(abs(e) for e in r["anchored"]["error"]) < 1e-3
-    assert r["unchanged"]["error"][-1] > 0.1      # 32 cores: S grew 16%, the crossbar fit over-predicts
+    assert r["unchanged"]["error"][-1] > 0.1      # 32 cores: S grew, the crossbar fit over-predicts
     assert r["transfers_per_op"] == pytest.approx(t) and r["transfers_at_cores"] == 2
+    # the same target judged as if both boards had the source's hop cost is off
+    wrong = interconnect.check(_rows(think, [s] * len(cores), cores, "", transfers=t), dst, h_from.get, h_to.get,
+                               (c_from, c_from), train_max=16)
+    assert abs(wrong["hops"]["error"][-1]) > 0.05
 
 
 def test_no_multi_core_point_to_measure_transfers_is_refused():

@@ -54,26 +54,24 @@ def _study(a):
 def _interconnect(a):
     from vmscale_gem5 import options
     from vmscale_model import outputs, study
-    rows = fitlib.load_table(a.table, a.workload)
-    by = study.curves(rows)
-    variants = sorted({v for (_, v, _, board) in by if board == getattr(a, "from")} &
-                      {v for (_, v, _, board) in by if board == a.to})
+    by = study.curves(fitlib.load_table(a.table, a.workload))
+    boards = {}   # (variant, board) -> rows
+    for (_, v, _, board), rs in by.items():
+        boards.setdefault((v, board), []).extend(rs)
+    variants = sorted(v for v, b in boards if b == a.source and (v, a.to) in boards)
     if a.variant:
         variants = [v for v in variants if v in a.variant.split(",")]
     if not variants:
-        raise fitlib.FitError(f"no {a.workload} curve on both boards {getattr(a, 'from')!r} and {a.to!r} "
-                              f"(boards in the table: {sorted({b for (*_, b) in by})})")
+        raise fitlib.FitError(f"no {a.workload} curve on both boards {a.source!r} and {a.to!r} "
+                              f"(boards in the table: {sorted({b for _, b in boards})})")
     def hops(label):
         return lambda n: options.transfer_hops(label, int(n))
-    results = {}
-    for v in variants:
-        src = [r for k, rs in by.items() if k[1] == v and k[3] == getattr(a, "from") for r in rs]
-        dst = [r for k, rs in by.items() if k[1] == v and k[3] == a.to for r in rs]
-        results[f"{a.workload}/{v}"] = interconnect.check(
-            src, dst, hops(getattr(a, "from")), hops(a.to), options.hop_cycles(a.to), a.train_max, a.law,
-            a.hop_fraction)
+    cycles = (options.hop_cycles(a.source), options.hop_cycles(a.to))
+    results = {f"{a.workload}/{v}": interconnect.check(boards[(v, a.source)], boards[(v, a.to)], hops(a.source),
+                                                       hops(a.to), cycles, a.train_max, a.law, a.hop_fraction)
+               for v in variants}
     out = Path(a.out or Path(a.table).with_suffix("").as_posix() + "-interconnect")
-    md, figs = outputs.write_interconnect(results, out, str(a.table), getattr(a, "from"), a.to, a.note)
+    md, figs = outputs.write_interconnect(results, out, str(a.table), a.source, a.to, a.note)
     print(md, end="")
     print(f"wrote {out / 'interconnect.json'}, {out / 'interconnect.md'} and {len(figs) // 2} figure(s)")
     return 0
@@ -157,7 +155,7 @@ def _add_interconnect(sub):
     ic.add_argument("table", help="a table holding both boards' curves")
     ic.add_argument("--workload", required=True, help="the workload whose curves to use")
     ic.add_argument("--variant", help="comma-separated kernel variants (default: every one on both boards)")
-    ic.add_argument("--from", required=True, metavar="BOARD", help="the fitted board's gem5.board label")
+    ic.add_argument("--from", dest="source", required=True, metavar="BOARD", help="the fitted board's gem5.board label")
     ic.add_argument("--to", required=True, metavar="BOARD", help="the predicted board's gem5.board label")
     ic.add_argument("--train-max", type=int, default=16, help="fit the source on core counts up to this")
     ic.add_argument("--law", default="mesh", choices=LAWS, help="the law-based prediction's interconnect law")

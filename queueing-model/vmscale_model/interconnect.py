@@ -3,11 +3,11 @@
 The contended-line model is fitted (think Z, service S) on the source board's curve.  On the
 target board the line's service changes by what its transfers travel:
 
-    S_to(N) = S + T c (H_to(N) - H_from(N))
+    S_to(N) = S + T (c_to H_to(N) - c_from H_from(N))
 
 T the line's ownership transfers per operation (measured on the source at its smallest
 multi-core count, as study.measured_params does), c the cycles per router hop and H(N) the
-hops on the line's critical path per transfer, both from the boards' graphs (the caller
+hops on the line's critical path per transfer, from each board's graph and latencies (the caller
 passes them: vmscale_gem5.options.transfer_hops and hop_cycles for gem5 boards).  Nothing of
 the target's measurement goes in.  Beside it, two predictions that know less:
 
@@ -28,17 +28,16 @@ import math
 import numpy as np
 
 from vmscale_model import fit as fitlib
-from vmscale_model import solvers
-from vmscale_model.study import LATENCY_KEY, TRANSFER_KEYS, _num
+from vmscale_model import solvers, study
+from vmscale_model.study import errors
 
 
 def transfers_per_op(rows: list, train_cores) -> tuple:
-    """(T, core count it was read at): the mean over the smallest multi-core count's rows."""
+    """(T, core count it was read at): at the smallest multi-core count fitted (study.transfers_per_op)."""
     multi = sorted(n for n in train_cores if n > 1)
     if not multi:
         raise fitlib.FitError("no multi-core point to measure the line's transfers per operation")
-    at = [r for r in rows if int(float(r["cores"])) == multi[0]]
-    t = float(np.mean([sum(_num(r, k) for k in TRANSFER_KEYS) for r in at]))
+    t = study.transfers_per_op([r for r in rows if int(float(r["cores"])) == multi[0]])
     if not math.isfinite(t):
         raise fitlib.FitError("the rows lack gem5's coherence counters (l1_fwd_getx/gets per op)")
     return t, multi[0]
@@ -50,16 +49,14 @@ def _curve(think: float, service, cores) -> np.ndarray:
     return solvers.mva_curve(np.array([think]), lambda _t: service, np.asarray(cores, dtype=int))[0]
 
 
-def _errors(pred, measured) -> list:
-    return [float(p / m - 1) for p, m in zip(pred, measured)]
-
-
-def check(source_rows: list, target_rows: list, hops_from, hops_to, hop_cycles: float,
+def check(source_rows: list, target_rows: list, hops_from, hops_to, hop_cycles: tuple,
           train_max: int = 16, law: str = "mesh", hop_fraction: float = 0.5) -> dict:
     """Fit on the source's core counts <= train_max; predict every target core count.
 
     hops_from(n), hops_to(n): hops per transfer on each board at n cores (n > 1; at one core
-    the line never moves, so the boards do not differ there)."""
+    the line never moves, so the boards do not differ there); hop_cycles: (source, target)
+    cycles per hop."""
+    c_from, c_to = hop_cycles
     src = fitlib.prepare(source_rows)
     dst = fitlib.prepare(target_rows)
     train = src.cores <= train_max
@@ -67,13 +64,11 @@ def check(source_rows: list, target_rows: list, hops_from, hops_to, hop_cycles: 
                    hop_fraction=hop_fraction)
     p = f.params()
     t, t_at = transfers_per_op(source_rows, src.cores[train].tolist())
-    delta = np.array([(hops_to(n) - hops_from(n)) if n > 1 else 0.0 for n in dst.cores])
-    service = p["service"] + t * hop_cycles * delta
-    lat = [_num(r, LATENCY_KEY) for r in source_rows if int(float(r["cores"])) == t_at]
+    delta = np.array([(c_to * hops_to(n) - c_from * hops_from(n)) if n > 1 else 0.0 for n in dst.cores])
+    service = p["service"] + t * delta
     out = {"source_fit": {"think": float(p["think"]), "service": float(p["service"]), "r2": f.r2,
                           "train_cores": src.cores[train].tolist()},
-           "transfers_per_op": t, "transfers_at_cores": t_at, "hop_cycles": float(hop_cycles),
-           "source_miss_latency": float(np.mean(lat)) if lat else math.nan,
+           "transfers_per_op": t, "transfers_at_cores": t_at, "hop_cycles": [float(c_from), float(c_to)],
            "cores": dst.cores.tolist(), "measured": dst.throughput.tolist(),
            "source_measured": {int(n): float(x) for n, x in zip(src.cores, src.throughput)},
            "hops_from": [float(hops_from(n)) if n > 1 else math.nan for n in dst.cores],
@@ -89,10 +84,10 @@ def check(source_rows: list, target_rows: list, hops_from, hops_to, hop_cycles: 
     out["service_to"] = service.tolist()
     out["interconnect_law"], out["hop_fraction"] = law, hop_fraction
     for name, pred in predictions.items():
-        out[name] = {"predicted": [float(x) for x in pred], "error": _errors(pred, dst.throughput)}
+        out[name] = {"predicted": [float(x) for x in pred], "error": errors(pred, dst.throughput)}
     measured_both = [x for n, x in zip(dst.cores.tolist(), dst.throughput) if n in src_at]
     out["anchored"] = {"cores": both, "predicted": [float(x) for x in anchored],
-                       "error": _errors(anchored, measured_both)}
+                       "error": errors(anchored, measured_both)}
     return out
 
 
@@ -110,5 +105,6 @@ def table(key: str, r: dict) -> str:
     sf = r["source_fit"]
     return (f"**{key}**: source fit on {','.join(map(str, sf['train_cores']))} cores: Z = {sf['think']:.4g}, "
             f"S = {sf['service']:.4g} cycles (R² {sf['r2']:.3f}); T = {r['transfers_per_op']:.3f} transfers/op "
-            f"(at {r['transfers_at_cores']} cores), c = {r['hop_cycles']:g} cycles/hop; law `{r['interconnect_law']}` with "
+            f"(at {r['transfers_at_cores']} cores), c = {r['hop_cycles'][0]:g} → {r['hop_cycles'][1]:g} cycles/hop; "
+            f"law `{r['interconnect_law']}` with "
             f"hop share {r['hop_fraction']:g}.\n\n" + "\n".join(lines) + "\n")

@@ -128,12 +128,16 @@ def interconnect_curve(r: dict, stem, title, source: str, target: str, note=None
     fig, ax = plt.subplots(figsize=(7, 4.6))
     sm = r["source_measured"]
     sc = np.array(sorted(int(n) for n in sm))
-    ax.plot(sc, [sm[n] for n in sc], "s", color="tab:blue", ms=5, label=f"gem5, {source} (fitted on <= {max(r['source_fit']['train_cores'])} cores)", zorder=5)
+    fitted = max(r["source_fit"]["train_cores"])
+    ax.plot(sc, [sm[n] for n in sc], "s", color="tab:blue", ms=5, label=f"gem5, {source} (fitted on <= {fitted} cores)",
+            zorder=5)
     cores = np.array(r["cores"])
+    law = f"by the {r['interconnect_law']} law (hop share {r['hop_fraction']:g})"
     for key, color, ls, what in (("hops", "tab:green", "-", "by the boards' hops per transfer"),
-                                 ("law", "tab:purple", "--", f"by the {r['interconnect_law']} law (hop share {r['hop_fraction']:g})"),
+                                 ("law", "tab:purple", "--", law),
                                  ("unchanged", "tab:blue", ":", f"unchanged (the {source} fit)")):
-        ax.plot(cores, r[key]["predicted"], color=color, ls=ls, lw=1.5, label=f"prediction {what} (worst error {max(r[key]['error'], key=abs) * 100:+.0f}%)")
+        worst = max(r[key]["error"], key=abs) * 100
+        ax.plot(cores, r[key]["predicted"], color=color, ls=ls, lw=1.5, label=f"prediction {what} (worst error {worst:+.0f}%)")
     a = r["anchored"]
     if a["cores"]:
         ax.plot(a["cores"], a["predicted"], "x", color="tab:green", ms=8, mew=2,

@@ -103,6 +103,11 @@ def _num(r, key):
     return v
 
 
+def transfers_per_op(rows: list) -> float:
+    """The contended line's ownership transfers per operation: forwarded GETX + GETS per op (mean)."""
+    return float(np.mean([sum(_num(r, k) for k in TRANSFER_KEYS) for r in rows]))
+
+
 def measured_params(rows: list, train_cores) -> dict:
     """Z and D from simulator counters, or {'skipped': reason}."""
     by = {}
@@ -114,7 +119,7 @@ def measured_params(rows: list, train_cores) -> dict:
     if not multi:
         return {"skipped": "no multi-core point to measure the line's transfers"}
     n = multi[0]
-    transfers = np.mean([sum(_num(r, k) for k in TRANSFER_KEYS) for r in by[n]])
+    transfers = transfers_per_op(by[n])
     latency = np.mean([_num(r, LATENCY_KEY) for r in by[n]])
     one = np.mean([_num(r, "cycles_per_op") for r in by[1]])
     if not all(math.isfinite(x) for x in (transfers, latency, one)):
@@ -137,7 +142,7 @@ def band_grid(top: int) -> np.ndarray:
     return np.array(g)
 
 
-def _errors(pred, measured) -> list:
+def errors(pred, measured) -> list:
     return [float(p / m - 1) for p, m in zip(pred, measured)]
 
 
@@ -161,7 +166,7 @@ def judge(rows: list, train_max: int, law: str = "crossbar", train_min: int = 1)
         s = f.summary()
         out["model"] = {"think": s["think"], "service": s["service"], "r2": s["r2"],
                         "predicted": f.predict(data.cores[held]).tolist()}
-        out["model"]["error"] = _errors(out["model"]["predicted"], measured)
+        out["model"]["error"] = errors(out["model"]["predicted"], measured)
         # 5-95% band from the fit's parameter covariance: does the held-out point fall inside?
         lo, hi = f.band(data.cores[held])
         out["model"]["band"] = {"low": lo.tolist(), "high": hi.tolist(),
@@ -174,14 +179,14 @@ def judge(rows: list, train_max: int, law: str = "crossbar", train_min: int = 1)
     try:
         u = fitlib.fit_usl(tdata)
         pred = solvers.usl_throughput(data.cores[held], u["lambda"], u["sigma"], u["kappa"])
-        out["usl"] = dict(u, predicted=pred.tolist(), error=_errors(pred, measured))
+        out["usl"] = dict(u, predicted=pred.tolist(), error=errors(pred, measured))
     except fitlib.FitError as e:
         out["usl"] = {"skipped": str(e)}
     m = measured_params(rows, set(data.cores[data.cores <= train_max].tolist()))
     if "skipped" not in m:
         pred = mva_predict(m["think"], m["service"], data.cores[held])
-        m.update(predicted=pred.tolist(), error=_errors(pred, measured),
-                 train_error=_errors(mva_predict(m["think"], m["service"], tdata.cores), tdata.throughput))
+        m.update(predicted=pred.tolist(), error=errors(pred, measured),
+                 train_error=errors(mva_predict(m["think"], m["service"], tdata.cores), tdata.throughput))
     out["measured_model"] = m
     return out
 

@@ -92,8 +92,8 @@ def line_transfer_hops(g: Graph, cores: int, l2_banks: int = 1) -> float:
     Controller order as the board connects them: L1s, then L2 banks.
     """
     l1s, banks = range(cores), range(cores, cores + l2_banks)
-    peer = (sum(g.hops(g.ext[a], g.ext[b]) for a in l1s for b in l1s if a != b) / (cores * (cores - 1))
-            if cores > 1 else 0.0)
+    # mean_hops over all L1 pairs counts each L1 with itself (0 hops): rescale to distinct pairs
+    peer = g.mean_hops(l1s, l1s) * cores / (cores - 1) if cores > 1 else 0.0
     return 2 * g.mean_hops(l1s, banks) + peer
 
 
