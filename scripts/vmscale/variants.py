@@ -29,6 +29,9 @@ VARIANTS = {
     # tables, so munmap shoots down only the CPUs that faulted the pages in.
     "radixvm-percore": {**_UPSTREAM, "vm/vmscale_as": "radixvm", "vm/vmscale_radix_share": "refcache",
                         "vm/vmscale_radix_pt": "percore"},
+    # ... with a shared page's mappings counted by the page's refcount: Refcache's part of
+    # RadixVM Figure 8 without the broadcast shootdowns of shared tables.
+    "radixvm-percore-atomic": {**_UPSTREAM, "vm/vmscale_as": "radixvm", "vm/vmscale_radix_pt": "percore"},
 }
 # The counter the `refcount` workload uses under each variant (RadixVM Figure 8).
 COUNTER = {"refcache": "refcache", "percpu-ref": "percpu"}
