@@ -21,10 +21,17 @@ done
 [ "$tests" = all ] && tests=$(cat "$DIR/SUBSET")
 pass=0 fail=0 skip=0 xfail=0 json="" retried="" secs="" xpass=""
 mode=$(cat /proc/sys/vm/vmscale_as 2>/dev/null || echo stock)
-# The status a test fails with here by design (selftests.expect), or nothing.
+[ "$mode" = radixvm ] && [ "$(cat /proc/sys/vm/vmscale_radix_pt 2>/dev/null)" = percore ] &&
+	mode=radixvm-percore
+# The status a test fails with here by design (selftests.expect), or nothing: the line for
+# this mode, else (per-core tables) the region's line, else the line for every design.
 expected() {
-	[ -f "$DIR/EXPECTED" ] && awk -v m="$mode" -v t="$1" \
-		'$1 !~ /^#/ && ($1 == "all" || $1 == m) && $2 == t { print $3; exit }' "$DIR/EXPECTED"
+	[ -f "$DIR/EXPECTED" ] && awk -v m="$mode" -v t="$1" '
+		$1 ~ /^#/ || $2 != t { next }
+		$1 == m { own = $3 }
+		$1 == "radixvm" && m == "radixvm-percore" { region = $3 }
+		$1 == "all" { every = $3 }
+		END { s = own != "" ? own : region != "" ? region : every; if (s != "") print s }' "$DIR/EXPECTED"
 }
 # One run, set up as tools/testing/selftests/mm/run_vmtests.sh sets it up.
 run_one() {

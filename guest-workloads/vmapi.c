@@ -4,8 +4,12 @@
  * maps a page there, writes it, and then:
  *                          stock                 RadixVM region
  *   /proc/self/maps        no "[radixvm]"        "[radixvm]" line
+ *   maps and smaps entry   [p, p + 4096) rw-p    the same (the region's mappings, not its reservation)
  *   fork: child reads it   sees the data (COW)   sees the data (copied)
- *   /proc/self/mem pread   the data              fails (GUP refused)
+ *   /proc/self/mem         reads and writes it, a page never touched (zeros, then filled),
+ *                          a read-only private page (forced), a shmem page; refuses a
+ *                          read-only shmem page (EIO)        -- the same in both
+ *   ptrace PEEK/POKEDATA   a traced child's copy: read, and the child sees the write -- both
  *   process_vm_readv       the data              fails with EFAULT
  *                          (skipped if the kernel lacks the call)
  *   FUTEX_WAKE (shared)    0                     0 (keyed by address)
@@ -32,6 +36,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -76,7 +81,27 @@ static int in_maps(const char *what)
 	return found;
 }
 
-/* 1 if addr lies in the "[radixvm]" mapping of /proc/self/maps. */
+/* 1 if /proc/self/@file has an entry for exactly [addr, addr + len) with @perms. */
+static int own_entry(const char *file, void *addr, size_t len, const char *perms)
+{
+	unsigned long lo, hi, a = (unsigned long)addr;
+	char line[512], path[64], p[8];
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/%s", file);
+	f = fopen(path, "r");
+	if (!f)
+		die("vmapi: %s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %7s ", &lo, &hi, p) == 3 && lo == a && hi == a + len &&
+		    !strcmp(p, perms))
+			found = 1;
+	fclose(f);
+	return found;
+}
+
+/* 1 if addr lies in a "[radixvm]" mapping of /proc/self/maps. */
 static int in_region(void *addr)
 {
 	unsigned long lo, hi, a = (unsigned long)addr;
@@ -131,6 +156,80 @@ static void check(struct worker *w, int ok, const char *what)
 	}
 	fprintf(stderr, "vmapi: failed: %s\n", what);
 	w->errors++;
+}
+
+static int mem_rw(int fd, void *at, uint64_t *v, int write)
+{
+	ssize_t n = write ? pwrite(fd, v, sizeof(*v), (off_t)(uintptr_t)at)
+			  : pread(fd, v, sizeof(*v), (off_t)(uintptr_t)at);
+
+	return n == sizeof(*v);
+}
+
+/* /proc/self/mem on memory at @p (written with @key): as Linux in every design. */
+static void proc_mem(struct worker *w, uint64_t *p, uint64_t key)
+{
+	uint64_t *fresh = p + 8 * PAGE_SIZE / sizeof(*p), *shm = fresh + PAGE_SIZE / sizeof(*p);
+	uint64_t got = 0, v = key + 1;
+	int fd = open("/proc/self/mem", O_RDWR), mfd;
+
+	if (fd < 0)
+		die("vmapi: /proc/self/mem: %s", strerror(errno));
+	check(w, mem_rw(fd, p, &got, 0) && got == key, "/proc/self/mem reads the data");
+	check(w, mem_rw(fd, p, &v, 1) && p[0] == key + 1, "/proc/self/mem writes the page");
+	p[0] = key;
+
+	if (mmap(fresh, PAGE_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != fresh)
+		die("vmapi: mmap: %s", strerror(errno));
+	got = 1;
+	check(w, mem_rw(fd, fresh, &got, 0) && got == 0, "/proc/self/mem reads an untouched page as zeros");
+	check(w, mem_rw(fd, fresh, &v, 1) && fresh[0] == v, "/proc/self/mem fills an untouched page");
+	v++;
+	mprotect(fresh, PAGE_SIZE, PROT_READ);
+	check(w, mem_rw(fd, fresh, &v, 1) && fresh[0] == v,
+	      "/proc/self/mem writes a read-only private page (forced, as ptrace's breakpoints)");
+	munmap(fresh, PAGE_SIZE);
+
+	mfd = memfd_create("vmapi-mem", 0);
+	if (mfd < 0 || ftruncate(mfd, PAGE_SIZE))
+		die("vmapi: memfd: %s", strerror(errno));
+	if (mmap(shm, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE, mfd, 0) != shm)
+		die("vmapi: mmap of a memfd: %s", strerror(errno));
+	got = 0;
+	check(w, mem_rw(fd, shm, &v, 1) && pread(mfd, &got, sizeof(got), 0) == sizeof(got) && got == v,
+	      "/proc/self/mem writes through a shared mapping to the file");
+	mprotect(shm, PAGE_SIZE, PROT_READ);
+	check(w, !mem_rw(fd, shm, &v, 1) && errno == EIO,
+	      "/proc/self/mem refuses a read-only shared mapping (EIO)");
+	munmap(shm, PAGE_SIZE);
+	close(mfd);
+	close(fd);
+}
+
+/* ptrace of a child that holds its copy of @p: the tracer reads it and writes it. */
+static void ptrace_child(struct worker *w, uint64_t *p, uint64_t key)
+{
+	int status = 0;
+	long peek;
+	pid_t child = fork();
+
+	if (child == 0) {
+		signal(SIGSEGV, SIG_DFL);
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		raise(SIGSTOP);
+		_exit(*(volatile uint64_t *)p == ~key ? 0 : 1);
+	}
+	if (child < 0 || waitpid(child, &status, 0) != child || !WIFSTOPPED(status))
+		die("vmapi: a traced child did not stop");
+	errno = 0;
+	peek = ptrace(PTRACE_PEEKDATA, child, p, NULL);
+	check(w, errno == 0 && (uint64_t)peek == key, "ptrace reads the child's copy");
+	ptrace(PTRACE_POKEDATA, child, p, (void *)~key);
+	ptrace(PTRACE_CONT, child, NULL, NULL);
+	if (waitpid(child, &status, 0) != child)
+		die("vmapi: waitpid: %s", strerror(errno));
+	check(w, WIFEXITED(status) && WEXITSTATUS(status) == 0, "the traced child sees ptrace's write");
 }
 
 /* Where the region's rules differ from stock's, each design keeps its own (README table). */
@@ -189,7 +288,7 @@ static void round_of_checks(struct worker *w)
 {
 	uint64_t *p = (uint64_t *)REGION_BASE, key = 0x5eed5eed5eedULL, got = 0;
 	struct iovec local = { &got, sizeof(got) }, remote = { p, sizeof(got) };
-	int radix, status, fd;
+	int radix, status;
 	ssize_t n;
 	pid_t child;
 	void *q;
@@ -203,6 +302,8 @@ static void round_of_checks(struct worker *w)
 	p[0] = key;
 	radix = in_maps("[radixvm]");
 	w->extra = radix;
+	check(w, own_entry("maps", p, PAGE_SIZE, "rw-p") && own_entry("smaps", p, PAGE_SIZE, "rw-p"),
+	      "/proc/self/maps and smaps show the mapping as its own entry");
 
 	child = fork();
 	if (child == 0) {
@@ -213,14 +314,8 @@ static void round_of_checks(struct worker *w)
 		die("vmapi: fork: %s", strerror(errno));
 	check(w, WIFEXITED(status) && WEXITSTATUS(status) == 0, "fork child sees the data");
 
-	fd = open("/proc/self/mem", O_RDONLY);
-	if (fd < 0)
-		die("vmapi: /proc/self/mem: %s", strerror(errno));
-	got = 0;
-	check(w, radix ? pread(fd, &got, sizeof(got), (off_t)(uintptr_t)p) < 0
-		       : pread(fd, &got, sizeof(got), (off_t)(uintptr_t)p) == sizeof(got) && got == key,
-	      radix ? "/proc/self/mem must refuse the region" : "/proc/self/mem reads the data");
-	close(fd);
+	proc_mem(w, p, key);
+	ptrace_child(w, p, key);
 
 	got = 0;
 	n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
@@ -249,7 +344,7 @@ static void run(struct worker *w)
 
 const struct workload workload = {
 	.name = "vmapi",
-	.summary = "fork, /proc/pid/mem, process_vm_readv, futex, mremap, core-dump flags, vmsplice and "
+	.summary = "fork, /proc/pid/mem, ptrace, process_vm_readv, futex, mremap, core-dump flags, vmsplice and "
 		   "refused mappings on memory at REGION_BASE",
 	.ops_unit = "check passed",
 	.extra_name = "radix_region",
