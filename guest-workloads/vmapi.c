@@ -5,6 +5,7 @@
  *                          stock                 RadixVM region
  *   /proc/self/maps        no "[radixvm]"        "[radixvm]" line
  *   maps and smaps entry   [p, p + 4096) rw-p    the same (the region's mappings, not its reservation)
+ *   pagemap                the page present      the same (from the tree, whatever the page tables)
  *   fork: child reads it   sees the data (COW)   sees the data (copied)
  *   /proc/self/mem         reads and writes it, a page never touched (zeros, then filled),
  *                          a read-only private page (forced), a shmem page; refuses a
@@ -99,6 +100,20 @@ static int own_entry(const char *file, void *addr, size_t len, const char *perms
 			found = 1;
 	fclose(f);
 	return found;
+}
+
+/* 1 if /proc/self/pagemap says a page is present at addr (bit 63). */
+static int pagemap_present(void *addr)
+{
+	uint64_t e = 0;
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+
+	if (fd < 0)
+		die("vmapi: /proc/self/pagemap: %s", strerror(errno));
+	if (pread(fd, &e, sizeof(e), (off_t)((uintptr_t)addr / PAGE_SIZE * sizeof(e))) != sizeof(e))
+		e = 0;
+	close(fd);
+	return e >> 63;
 }
 
 /* 1 if addr lies in a "[radixvm]" mapping of /proc/self/maps. */
@@ -304,6 +319,7 @@ static void round_of_checks(struct worker *w)
 	w->extra = radix;
 	check(w, own_entry("maps", p, PAGE_SIZE, "rw-p") && own_entry("smaps", p, PAGE_SIZE, "rw-p"),
 	      "/proc/self/maps and smaps show the mapping as its own entry");
+	check(w, pagemap_present(p), "/proc/self/pagemap shows the written page present");
 
 	child = fork();
 	if (child == 0) {

@@ -60,7 +60,7 @@ def _check_paths(rows, cores):
     for v in VARIANTS if ("stock", "vmapi") in rows else ():
         vmapi = rows[(v, "vmapi")]
         # 14 checks a round, 13 without process_vm_readv (CONFIG_CROSS_MEMORY_ATTACH)
-        assert vmapi["radix_region"] == (v != "stock") and vmapi["ops"] in (44, 46), vmapi
+        assert vmapi["radix_region"] == (v != "stock") and vmapi["ops"] in (46, 48), vmapi
     # The kernel's MAP_FIXED_NOREPLACE selftest passes on the region.
     if ("radixvm", "selftests") in rows:
         assert rows[("radixvm", "selftests")]["exit_codes"] == {"map_fixed_noreplace": 0}
