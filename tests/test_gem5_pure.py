@@ -243,6 +243,7 @@ def _args(tmp_path, *extra):
     (["--cores", "150", "--bits-per-set", "128"], "NUMBER_BITS_PER_SET"),
     (["--cores", "8", "--cpu", "kvm", "--kvm-available", "--mode", "checkpoint", "--checkpoint-dir", "x"],
      "--m5 addr"),
+    (["--cores", "8", "--clock", "3ghz"], "give a frequency such as 3GHz"),
 ])
 def test_options_refuse_bad_runs_before_gem5(tmp_path, extra, message):
     with pytest.raises(limits.ConfigError, match=message):
@@ -255,6 +256,20 @@ def test_options_accept_and_describe_a_good_run(tmp_path):
     assert "vmscale.checkpoint=1" in options.kernel_args(a) and "root=/dev/sda" in options.kernel_args(a)
     g = options.graph(a)(16 + 4 + 1 + 2)
     assert g.kind == "mesh" and len(g.ext) == 23
+
+
+def test_the_boot_gives_the_kernel_gem5s_exact_apic_timer_rate(tmp_path):
+    # By hand: 3 GHz is 333 ps per tick in gem5 (whole picoseconds), the local APIC divides it
+    # by 16: 1e12 / (333 * 16) Hz = 187,687.69 kHz.  At 2 GHz: 500 ps, 125,000 kHz exactly.
+    assert options.kernel_args(options.validate(_args(tmp_path, "--cores", "2", "--mode", "checkpoint",
+                                                      "--cpu", "atomic", "--checkpoint-dir", "x"))
+                               ).count("lapic_timer_khz=187688") == 1
+    a = options.validate(_args(tmp_path, "--cores", "2", "--clock", "2GHz", "--mode", "checkpoint",
+                               "--cpu", "atomic", "--checkpoint-dir", "x"))
+    assert "lapic_timer_khz=125000" in options.kernel_args(a)
+    # The kernel's own calibration on gem5 v24 (1 core, apic=verbose, kernel 0001-0019) measured
+    # lapic_timer_period = 750764 bus cycles per jiffy at HZ=250; the given rate is 16 ppm from it.
+    assert abs(options.apic_khz("3GHz") * 1000 / 250 - 750764) / 750764 < 20e-6
 
 
 def test_bzimage_is_refused(tmp_path):

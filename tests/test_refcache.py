@@ -68,6 +68,7 @@ def test_kunit_counting_benchmark_and_lazy_mm(qemu_ready, debug_kernel, tmp_path
     _check(rows, manifest)
 
 
+@pytest.mark.slow
 def test_kunit_and_lazy_mm_under_kasan(kasan_kernel, tmp_path):
     config = (kasan_kernel / ".config").read_text().splitlines()
     assert "CONFIG_KASAN=y" in config and "CONFIG_REFCACHE_KUNIT_TEST=y" in config

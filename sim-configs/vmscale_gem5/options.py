@@ -19,6 +19,8 @@ KERNEL_ARGS = ["earlyprintk=ttyS0", "console=ttyS0", "lpj=7999923", "root=/dev/s
                # (what the kernel uses on modern CPUs) and one-at-a-time bring-up leave the
                # CPUs halted instead; the booted system is the same.
                "cpu_init_udelay=0", "cpuhp.parallel=0"]
+DEFAULT_CLOCK = "3GHz"
+UNITS = {"THz": 1e12, "GHz": 1e9, "MHz": 1e6, "kHz": 1e3, "Hz": 1.0}
 
 
 # The board a checkpoint depends on (a boot made with other values cannot be restored into it).
@@ -62,7 +64,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--link-latency", type=int, default=1, help="cycles")
     p.add_argument("--router-latency", type=int, default=1, help="cycles")
     p.add_argument("--link-bandwidth", type=int, default=16, help="bytes per cycle")
-    p.add_argument("--clock", default="3GHz")
+    p.add_argument("--clock", default=DEFAULT_CLOCK, help="board clock, e.g. 3GHz")
     p.add_argument("--m5", default="inst", choices=["inst", "addr"], help="guest m5 op form")
     p.add_argument("--bits-per-set", type=int, help="NUMBER_BITS_PER_SET of the gem5 build (checked if given)")
     p.add_argument("--kvm-available", action="store_true")
@@ -89,6 +91,7 @@ def validate(a) -> argparse.Namespace:
     limits.check_cores(a.cores, ruby, a.bits_per_set)
     limits.check_cpu(a.cpu, a.kvm_available)
     limits.check_memory(a.memory)
+    clock_hz(a.clock)
     limits.check_cache(a.l1_size, a.l2_size, a.l2_banks, a.mem_channels)
     for path, what in ((a.kernel, "--kernel"), (a.disk, "--disk")):
         if not Path(path).is_file():
@@ -161,8 +164,35 @@ def hop_cycles(label: str) -> int:
     return a.router_latency + a.link_latency
 
 
+def clock_hz(clock: str) -> float:
+    for unit, scale in UNITS.items():
+        if clock.endswith(unit):
+            try:
+                hz = float(clock[:-len(unit)]) * scale
+            except ValueError:
+                break
+            if hz > 0:
+                return hz
+            break
+    raise limits.ConfigError(f"--clock {clock}: give a frequency such as 3GHz or 2500MHz")
+
+
+def apic_khz(clock: str) -> int:
+    """The local APIC timer's rate on a board with this clock: gem5 keeps the clock as a whole
+    number of picosecond ticks (3 GHz: 333 ps) and its local APIC divides it by 16."""
+    period_ps = round(1e12 / clock_hz(clock))
+    return round(1e9 / (period_ps * 16))
+
+
+def boot_args(clock: str = DEFAULT_CLOCK) -> list:
+    """The kernel command line every boot gets.  The local APIC timer's calibration busy-waits
+    100 ms on the boot CPU, about half of a boot's simulated instructions at any core count:
+    kernel-patches/0020 takes gem5's exact rate instead (the calibration measures it 16 ppm off)."""
+    return KERNEL_ARGS + [f"lapic_timer_khz={apic_khz(clock)}"]
+
+
 def kernel_args(a) -> list:
-    args = KERNEL_ARGS + [f"vmscale.m5={a.m5}"] + list(getattr(a, "kernel_arg", []))
+    args = boot_args(a.clock) + [f"vmscale.m5={a.m5}"] + list(getattr(a, "kernel_arg", []))
     if a.mode == "checkpoint":
         args.append("vmscale.checkpoint=1")
     return args

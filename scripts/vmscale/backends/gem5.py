@@ -128,7 +128,7 @@ def checkpoint(cores: int, kernel_manifest: dict, opts: dict, timeout: int = 6 *
     kernel.check_vmlinux(kernel_manifest)
     key = hashlib.sha256(json.dumps([kernel_manifest["vmlinux_sha256"], board_args(cores, opts),
                                      paths.image_path().with_suffix(".json").read_text(),
-                                     options.KERNEL_ARGS]).encode()).hexdigest()[:16]
+                                     options.boot_args()]).encode()).hexdigest()[:16]
     cpt = paths.build_dir() / "checkpoints" / f"{cores}c-{key}"
     if (cpt / "m5.cpt").is_file():
         return cpt
