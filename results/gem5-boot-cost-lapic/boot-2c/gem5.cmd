@@ -1,0 +1,1 @@
+/opt/gem5-v24/gem5.opt -d /work/bootbuild/checkpoints/2c-b6258609a6d19e84.partial/m5out /work/main/sim-configs/vmscale_fs.py --kernel /work/bootbuild/kernel/normal/vmlinux --disk /work/bootbuild/image/vmscale.img --mode checkpoint --cpu atomic --checkpoint-dir /work/bootbuild/checkpoints/2c-b6258609a6d19e84.partial/cpt --cores 2

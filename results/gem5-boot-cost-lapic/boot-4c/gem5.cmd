@@ -1,0 +1,1 @@
+/opt/gem5-v24/gem5.opt -d /work/bootbuild/checkpoints/4c-293e030eb9d73318.partial/m5out /work/main/sim-configs/vmscale_fs.py --kernel /work/bootbuild/kernel/normal/vmlinux --disk /work/bootbuild/image/vmscale.img --mode checkpoint --cpu atomic --checkpoint-dir /work/bootbuild/checkpoints/4c-293e030eb9d73318.partial/cpt --cores 4

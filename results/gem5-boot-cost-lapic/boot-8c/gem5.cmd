@@ -1,0 +1,1 @@
+/opt/gem5-v24/gem5.opt -d /work/bootbuild/checkpoints/8c-024fc7c016e0bb9b.partial/m5out /work/main/sim-configs/vmscale_fs.py --kernel /work/bootbuild/kernel/normal/vmlinux --disk /work/bootbuild/image/vmscale.img --mode checkpoint --cpu atomic --checkpoint-dir /work/bootbuild/checkpoints/8c-024fc7c016e0bb9b.partial/cpt --cores 8
