@@ -11,11 +11,13 @@
  *                          a read-only private page (forced), a shmem page; refuses a
  *                          read-only shmem page (EIO)        -- the same in both
  *   ptrace PEEK/POKEDATA   a traced child's copy: read, and the child sees the write -- both
- *   process_vm_readv       the data              fails with EFAULT
- *                          (skipped if the kernel lacks the call)
+ *   process_vm_readv and   read and write it     the same (GUP takes region pages: kernel 0021)
+ *   process_vm_writev      (skipped if the kernel lacks the calls)
  *   FUTEX_WAKE (shared)    0                     0 (keyed by address)
  *   smaps VmFlags          no "dd"               "dd" (left out of core dumps)
- *   vmsplice of the page   the page's bytes      fails with EFAULT (GUP refused)
+ *   vmsplice, then munmap  the pipe reads the     the same (the pipe's reference keeps the page)
+ *                          page's bytes
+ *   O_DIRECT read into it  the file's bytes      the same
  *   mremap DONTUNMAP       moves it              fails with EINVAL
  *   mremap of shmem        moves it              fails with EINVAL
  *   MAP_STACK, no address  placed anywhere       placed outside the region
@@ -247,6 +249,52 @@ static void ptrace_child(struct worker *w, uint64_t *p, uint64_t key)
 	check(w, WIFEXITED(status) && WEXITSTATUS(status) == 0, "the traced child sees ptrace's write");
 }
 
+/*
+ * vmsplice takes a reference on each page, which must keep the page after
+ * its munmap: the pipe still reads what the page held.
+ */
+static int vmsplice_outlives_munmap(char *spare, uint64_t key)
+{
+	static uint64_t buf[PAGE_SIZE / sizeof(uint64_t)];
+	uint64_t *s = mmap(spare, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	struct iovec iov = { s, PAGE_SIZE };
+	int pipes[2], ok;
+	size_t i;
+
+	if (s != (uint64_t *)spare || pipe(pipes))
+		die("vmapi: vmsplice set-up: %s", strerror(errno));
+	for (i = 0; i < PAGE_SIZE / sizeof(uint64_t); i++)
+		s[i] = key ^ i;
+	ok = vmsplice(pipes[1], &iov, 1, 0) == PAGE_SIZE;
+	munmap(s, PAGE_SIZE);
+	ok = ok && read(pipes[0], buf, PAGE_SIZE) == PAGE_SIZE;
+	for (i = 0; ok && i < PAGE_SIZE / sizeof(uint64_t); i++)
+		ok = buf[i] == (key ^ i);
+	close(pipes[0]);
+	close(pipes[1]);
+	return ok;
+}
+
+/* An O_DIRECT read (the block layer pins the page) into a fresh page reads the file. */
+static int odirect_reads(char *spare)
+{
+	static char want[PAGE_SIZE];
+	char *s = mmap(spare, PAGE_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	int fd = open("/proc/self/exe", O_RDONLY), dfd = open("/proc/self/exe", O_RDONLY | O_DIRECT);
+	int ok;
+
+	if (s != spare || fd < 0 || pread(fd, want, PAGE_SIZE, 0) != PAGE_SIZE)
+		die("vmapi: O_DIRECT set-up: %s", strerror(errno));
+	ok = dfd >= 0 && pread(dfd, s, PAGE_SIZE, 0) == PAGE_SIZE && !memcmp(s, want, PAGE_SIZE);
+	munmap(s, PAGE_SIZE);
+	close(fd);
+	if (dfd >= 0)
+		close(dfd);
+	return ok;
+}
+
 /* Where the region's rules differ from stock's, each design keeps its own (README table). */
 static void region_rules(struct worker *w, uint64_t *p, uint64_t key, int radix)
 {
@@ -261,10 +309,11 @@ static void region_rules(struct worker *w, uint64_t *p, uint64_t key, int radix)
 	if (pipe(pipes))
 		die("vmapi: pipe: %s", strerror(errno));
 	n = vmsplice(pipes[1], &iov, 1, 0);
-	check(w, radix ? n < 0 && errno == EFAULT : n == PAGE_SIZE,
-	      radix ? "vmsplice must refuse the region" : "vmsplice takes the page");
+	check(w, n == PAGE_SIZE, "vmsplice takes the page");
 	close(pipes[0]);
 	close(pipes[1]);
+	check(w, vmsplice_outlives_munmap(spare, key), "a vmspliced page outlives its munmap");
+	check(w, odirect_reads(spare), "an O_DIRECT read fills the page");
 
 	q = mremap(p, PAGE_SIZE, PAGE_SIZE, MREMAP_MAYMOVE | MREMAP_DONTUNMAP);
 	check(w, radix ? q == MAP_FAILED && errno == EINVAL : q != MAP_FAILED && ((uint64_t *)q)[0] == key,
@@ -335,10 +384,13 @@ static void round_of_checks(struct worker *w)
 
 	got = 0;
 	n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-	if (n >= 0 || errno != ENOSYS)	/* CONFIG_CROSS_MEMORY_ATTACH */
-		check(w, radix ? n < 0 && errno == EFAULT : n == sizeof(got) && got == key,
-		      radix ? "process_vm_readv must refuse the region"
-			    : "process_vm_readv reads the data");
+	if (n >= 0 || errno != ENOSYS) {	/* CONFIG_CROSS_MEMORY_ATTACH */
+		check(w, n == sizeof(got) && got == key, "process_vm_readv reads the data");
+		got = ~key;
+		n = process_vm_writev(getpid(), &local, 1, &remote, 1, 0);
+		check(w, n == sizeof(got) && p[0] == ~key, "process_vm_writev writes it");
+		p[0] = key;
+	}
 
 	check(w, syscall(SYS_futex, p, FUTEX_WAKE, 1, NULL, NULL, 0) == 0, "shared FUTEX_WAKE");
 	region_rules(w, p, key, radix);

@@ -15,7 +15,7 @@ targets=(
   "sim-configs/vmscale_gem5/stats.py|tests/test_gem5_pure.py"
   "scripts/vmscale/compare.py|tests/test_compare.py"
   "queueing-model/vmscale_model/network.py|tests/test_model_network.py tests/test_model.py -k 'law or hop or bounded or closed_form or lock or network'"
-  "queueing-model/vmscale_model/solvers.py|tests/test_model.py -k 'mva or bounded or closed_form or lock or reproducible'"
+  "queueing-model/vmscale_model/solvers.py|tests/test_model_solvers.py tests/test_model.py -k 'solvers or mva or bounded or closed_form or lock or reproducible'"
   "queueing-model/vmscale_model/fit.py|tests/test_model.py tests/test_model_study.py -k 'not cli'"
   "scripts/vmscale/sweep.py|tests/test_sweep.py -m 'not qemu' -k 'not slurm and not killed'"
 )
