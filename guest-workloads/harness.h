@@ -35,6 +35,7 @@ struct worker {
 	uint64_t ops;		/* operations done inside the ROI */
 	uint64_t errors;	/* verification failures */
 	uint64_t cycles;	/* rdtsc cycles of the measured loop */
+	uint64_t start;		/* rdtsc when it started: the start skew */
 	uint64_t extra;		/* a workload-specific second count */
 	uint64_t mmaps, munmaps;	/* explicit VM operations, for applications */
 	uint64_t rng;
