@@ -19,6 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import m5  # noqa: E402
 import m5.debug  # noqa: E402
+import m5.trace  # noqa: E402
 from m5.defines import buildEnv  # noqa: E402
 
 from gem5.coherence_protocol import CoherenceProtocol  # noqa: E402
@@ -104,13 +105,40 @@ def on_checkpoint():
 def on_workbegin():
     progress_line("ROI begins: stats reset")
     m5.stats.reset()
+    if a.hotlines:
+        hotlines_mark("begin")
+        m5.debug.flags["ProtocolTrace"].enable()
     return False
 
 
 def on_workend():
+    if a.hotlines:
+        m5.debug.flags["ProtocolTrace"].disable()
+        hotlines_mark("end")
     m5.stats.dump()
     progress_line("ROI ends: stats dumped")
     return False
+
+
+def hotlines_start():
+    """--hotlines: gem5's trace output goes to a FIFO read by a filter process beside gem5
+    (vmscale_gem5.hotlines), which keeps only line moves and misses: the raw trace has a line
+    per memory access.  ROI bounds go to hotlines-rois.txt, to split the events by ROI."""
+    import subprocess
+    fifo = os.path.join(m5.options.outdir, "hotlines.fifo")
+    if os.path.exists(fifo):
+        os.unlink(fifo)
+    os.mkfifo(fifo)
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.abspath(__file__)))
+    subprocess.Popen(["python3", "-m", "vmscale_gem5.hotlines", fifo,
+                      os.path.join(m5.options.outdir, "hotlines.events.gz")], env=env)
+    m5.trace.output("hotlines.fifo")     # opens once the filter has: gem5 waits for it
+    Path(m5.options.outdir, "hotlines-rois.txt").write_text("")
+
+
+def hotlines_mark(word):
+    with open(os.path.join(m5.options.outdir, "hotlines-rois.txt"), "a") as f:
+        f.write(f"{word} {m5.curTick()}\n")
 
 
 # Instruction tracing with kernel symbols, switched on for short windows (--profile).
@@ -155,6 +183,8 @@ simulator = Simulator(board=board, max_ticks=int(a.progress * 1e12) if a.progres
                           ExitEvent.MAX_TICK: on_period,
                           ExitEvent.SCHEDULED_TICK: on_window_end,
                       })
+if a.hotlines:
+    hotlines_start()
 simulator.run()
 cause = simulator.get_last_exit_event_cause()
 print(f"vmscale_fs: exit cause={cause!r} tick={simulator.get_current_tick()} "

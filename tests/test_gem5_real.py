@@ -1,5 +1,6 @@
 """gem5 itself: these run only with GEM5=/path/to/gem5.opt (a v24 X86 build with MESI_Two_Level)."""
 
+import csv
 import json
 import os
 import re
@@ -37,7 +38,7 @@ def test_end_to_end_at_two_cores_each_case_gets_its_own_roi_and_the_designs_diff
     ~13) stays small beside the per-pair work; at 8,000 the ROI still simulates in seconds."""
     r = vmscale("run", "--backend", "gem5", "--cores", 2, "--workload", "refcount",
                 "--kernel-variant", "stock,refcache", "--param", "refcount.iters=4000", "--param", "refcount.chunk=1000",
-                "--out", tmp_path / "g", timeout=3 * 3600)
+                "--gem5", "hotlines=1", "--out", tmp_path / "g", timeout=3 * 3600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr
     rows = {row["kernel_variant"]: row for row in map(json.loads, (tmp_path / "g" / "results.jsonl").read_text().splitlines())}
     assert set(rows) == {"stock", "refcache"}
@@ -54,6 +55,19 @@ def test_end_to_end_at_two_cores_each_case_gets_its_own_roi_and_the_designs_diff
     assert refcache["gem5.roi_insts_per_op"] > 2 * stock["gem5.roi_insts_per_op"]
     manifest = json.loads((tmp_path / "g" / "manifest.json").read_text())
     assert manifest["gem5_version"].startswith("24.") and os.path.isfile(os.path.join(manifest["checkpoint"], "m5.cpt"))
+    # The same ROIs were traced (hotlines=1: the trace changes no simulated figure): every
+    # forwarded GETX the stats count is in the trace, and stock's hot line is named from the
+    # run's own vmlinux as the benchmark's shared atomic (lib/refcache_bench.c, kernel 0004).
+    r = vmscale("hotlines", tmp_path / "g", "--top", 5)
+    assert r.returncode == 0, r.stderr
+    hot = list(csv.DictReader(open(tmp_path / "g" / "hotlines.csv")))
+    top = {row["kernel_variant"]: row for row in hot if row["rank"] == "1"}
+    assert top["stock"]["name"].split("+")[0] == "bench_atomic" and float(top["stock"]["getx_per_op"]) > 0.5
+    assert not top["refcache"]["name"].startswith("bench_atomic")
+    for line in r.stdout.splitlines():
+        if "forwarded GETX traced" in line:
+            traced, counted = re.search(r"traced (\d+), in the stats ([\d.]+)", line).groups()
+            assert int(traced) == float(counted) > 0, line
 
 
 @pytest.mark.slow

@@ -31,7 +31,7 @@ BOARD_KEYS = ("memory", "mem_channels", "l1_size")
 # so one boot serves every L1 associativity, L2 size, bank count and associativity, and every
 # interconnect.  Tested: the 2-core checkpoint restored with 64 ways, with 4 banks of 512 KiB
 # (another set of Ruby controllers), and into a Garnet mesh (tests/test_gem5_real.py).
-RESTORE_KEYS = ("l1_assoc", "l2_assoc", "l2_size", "l2_banks", "topology", "network",
+RESTORE_KEYS = ("hotlines", "l1_assoc", "l2_assoc", "l2_size", "l2_banks", "topology", "network",
                 "mesh_rows", "mesh_cols", "link_latency", "router_latency", "link_bandwidth")
 # What a user sets through vmscale (--gem5 KEY=VALUE, a sweep's gem5.KEY): the board and the CPU model.
 USER_KEYS = ("cpu",) + RESTORE_KEYS + BOARD_KEYS
@@ -82,6 +82,10 @@ def parser() -> argparse.ArgumentParser:
                         "instructions over time) and trace --profile-window of guest instructions "
                         "(with kernel symbols) at the start of each period")
     p.add_argument("--profile-window", type=float, default=1e-6, help="simulated seconds traced per period")
+    p.add_argument("--hotlines", type=int, default=0, choices=[0, 1],
+                   help="1: trace every L1 line move during each ROI (Ruby ProtocolTrace, filtered beside "
+                        "gem5 into hotlines.events.gz; read by `vmscale hotlines`).  Slows a ROI several "
+                        "times: use short ROIs")
     return p
 
 
@@ -120,6 +124,11 @@ def validate(a) -> argparse.Namespace:
         raise limits.ConfigError("--cpu kvm needs --m5 addr (the address form through /dev/mem)")
     if a.profile and not 0 < a.profile_window < a.progress:
         raise limits.ConfigError("--profile needs 0 < --profile-window < --progress")
+    if a.hotlines and not (ruby and a.cpu in ("timing", "o3") and a.mode != "checkpoint"):
+        raise limits.ConfigError("--hotlines traces Ruby's L1s during a ROI: it needs Ruby and a timing or o3 "
+                                 "CPU in run or restore mode")
+    if a.hotlines and a.profile:
+        raise limits.ConfigError("--hotlines and --profile both use gem5's trace output: give one")
     if a.topology == "mesh" and bool(a.mesh_rows) != bool(a.mesh_cols):
         raise limits.ConfigError("give both --mesh-rows and --mesh-cols, or neither")
     if ruby:

@@ -176,6 +176,8 @@ def run(*, cases, script_text, cores, workdir: Path, kernel_manifest, opts, time
     out = workdir / "m5out"
     t0 = time.time()
     log, _ = _run_gem5(args, out, timeout, f"run {cores}c")
+    if int(opts.get("hotlines") or 0):
+        _wait_for_hotlines(out)
     text = (out / CONSOLE).read_text(errors="replace") if (out / CONSOLE).exists() else ""
     (workdir / "console.log").write_text(text)
     dumps = stats.parse_file(out / "stats.txt") if (out / "stats.txt").exists() else []
@@ -185,6 +187,18 @@ def run(*, cases, script_text, cores, workdir: Path, kernel_manifest, opts, time
                            f"last console lines: {' | '.join(text.splitlines()[-4:])}", f"see {out}")
     return text, {"gem5_version": build.get("version"), "gem5_build": build, "checkpoint": str(cpt),
                   "host_seconds": round(time.time() - t0, 1), "gem5_cmd": log.splitlines()[:1]}, dumps
+
+
+def _wait_for_hotlines(out: Path, limit: float = 600):
+    """The trace filter finishes after gem5 exits (it reads the FIFO to its end, then renames
+    its output): wait for hotlines.events.gz, so the run directory is complete when we return."""
+    t0 = time.time()
+    while not (out / "hotlines.events.gz").is_file():
+        if time.time() - t0 > limit:
+            raise VmscaleError(f"the hotlines trace filter wrote no {out / 'hotlines.events.gz'} within {limit:.0f} s "
+                               "of gem5's exit", "see gem5.log in the same directory for the filter's error")
+        time.sleep(0.5)
+    (out / "hotlines.fifo").unlink(missing_ok=True)
 
 
 # --- the backend interface (vmscale.backends) ---------------------------------------------

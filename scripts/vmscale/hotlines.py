@@ -1,0 +1,161 @@
+"""`vmscale hotlines`: the cache lines that moved during each ROI of a gem5 run, by name.
+
+A run made with `--gem5 hotlines=1` keeps m5out/hotlines.events.gz (every L1 line move and
+miss of its ROIs, from Ruby's ProtocolTrace: vmscale_gem5.hotlines) and hotlines-rois.txt.
+Here each ROI is matched to its case (in order, as the stats dumps are), its moves are
+counted per line, and each line is named (vmscale.linenames) from the run's vmlinux and
+boot checkpoint.  Pure functions take data; `analyse` does the reading.
+"""
+
+import csv
+import gzip
+import io
+import json
+import math
+from pathlib import Path
+
+from vmscale import linenames
+from vmscale.errors import VmscaleError
+from vmscale_gem5 import configini, hotlines, stats
+
+COLUMNS = ["case", "kernel_variant", "workload", "rank", "line", "kind", "name", "moves_per_op", "getx_per_op",
+           "gets_per_op", "inv_per_op", "share", "mean_latency_cycles", "top_pair"]
+
+
+def table(case, counts: dict, ops: float, namer, period: int, top: int) -> list:
+    """Rows for one ROI: its `top` lines by moves, then one row for all the others."""
+    total = sum(c.moves for c in counts.values()) or 1
+    ranked = sorted(counts.values(), key=lambda c: (-c.moves, c.line))
+    rows = []
+    for rank, c in enumerate(ranked[:top], 1):
+        kind, name = namer.name(c.line)
+        (owner, req), _ = max(c.pairs.items(), key=lambda kv: kv[1])
+        rows.append({"case": case.get("case_id"), "kernel_variant": case.get("kernel_variant"),
+                     "workload": case.get("workload"), "rank": rank, "line": f"{c.line:#x}", "kind": kind,
+                     "name": name, "moves_per_op": c.moves / ops, "getx_per_op": c.getx / ops,
+                     "gets_per_op": c.gets / ops, "inv_per_op": c.inv / ops, "share": c.moves / total,
+                     "mean_latency_cycles": c.mean_latency / period if c.latency_n else math.nan,
+                     "top_pair": f"cpu{owner}->{'L2' if req < 0 else f'cpu{req}'}"})
+    rest = ranked[top:]
+    if rest:
+        moves = sum(c.moves for c in rest)
+        rows.append({"case": case.get("case_id"), "kernel_variant": case.get("kernel_variant"),
+                     "workload": case.get("workload"), "rank": "", "line": "", "kind": "rest",
+                     "name": f"{len(rest)} other lines", "moves_per_op": moves / ops,
+                     "getx_per_op": sum(c.getx for c in rest) / ops, "gets_per_op": sum(c.gets for c in rest) / ops,
+                     "inv_per_op": sum(c.inv for c in rest) / ops, "share": moves / total,
+                     "mean_latency_cycles": math.nan, "top_pair": ""})
+    return rows
+
+
+def read_run(run_dir: Path) -> dict:
+    run_dir = Path(run_dir)
+    m5out = run_dir / "m5out"
+    events = m5out / "hotlines.events.gz"
+    if not events.is_file():
+        raise VmscaleError(f"{run_dir}: no m5out/hotlines.events.gz",
+                           "run with `--gem5 hotlines=1` (a short ROI: tracing slows it several times)")
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    rows = [json.loads(x) for x in (run_dir / "results.jsonl").read_text().splitlines() if x.strip()]
+    rois = hotlines.read_rois((m5out / "hotlines-rois.txt").read_text())
+    stats_path = next((p for p in (m5out / "stats.txt", m5out / "stats.txt.gz") if p.is_file()), None)
+    dumps = []
+    if stats_path:
+        text = gzip.open(stats_path, "rt").read() if stats_path.suffix == ".gz" else stats_path.read_text()
+        dumps = stats.parse(text)
+    ini = m5out / "config.ini"
+    cfg = configini.parse(ini.read_text() if ini.is_file() else gzip.open(f"{ini}.gz", "rt").read())
+    period = int(cfg["board.clk_domain"]["clock"]) if cfg.has_section("board.clk_domain") else 333
+    with gzip.open(events, "rt") as f:
+        evs = list(hotlines.read_events(f))
+    return {"manifest": manifest, "rows": rows, "rois": rois, "dumps": dumps, "period": period, "events": evs}
+
+
+def namer_for(manifest: dict, cores: int, vmlinux=None, checkpoint=None):
+    """The run's own vmlinux and checkpoint, unless given (a run directory copied elsewhere)."""
+    vmlinux = Path(vmlinux or manifest["kernel"]["vmlinux"])
+    if not vmlinux.is_file():
+        raise VmscaleError(f"the run's vmlinux {vmlinux} is gone", "give the same kernel's vmlinux with --vmlinux")
+    symbols = linenames.symbols_of(vmlinux)
+    pmem = Path(checkpoint or manifest.get("checkpoint", "")) / "board.physmem.store0.pmem"
+    offsets = []
+    if pmem.is_file():
+        offsets = linenames.per_cpu_offsets(pmem, linenames.SymbolTable(symbols), cores)
+    return linenames.Namer(symbols, offsets), offsets
+
+
+def namer_from_files(symbols, percpu=None):
+    """A Namer from a saved nm listing and (optionally) saved per-CPU offsets."""
+    try:
+        syms = linenames.parse_nm(Path(symbols).read_text())
+        offsets = [int(x, 16) for x in json.loads(Path(percpu).read_text())["__per_cpu_offset"]] if percpu else []
+    except (OSError, ValueError, KeyError) as e:
+        raise VmscaleError(f"cannot read names from {symbols}{' and ' + str(percpu) if percpu else ''}: {e}") from e
+    return linenames.Namer(syms, offsets)
+
+
+def analyse(run_dir: Path, top: int = 15, vmlinux=None, checkpoint=None, namer=None) -> dict:
+    """Every ROI's top lines; namer: a linenames.Namer (default: from the run's kernel and checkpoint)."""
+    run = read_run(run_dir)
+    # the cases with a result made a ROI each, in case order (as their stats dumps)
+    done = [dict(r, case_id=i) for i, r in enumerate(run["rows"], 1) if r.get("ops") is not None]
+    if len(run["rois"]) != len(done):
+        raise VmscaleError(f"{run_dir}: {len(run['rois'])} traced ROI(s) for {len(done)} case(s) with results: "
+                           "cannot tell which is whose")
+    offsets = None
+    if namer is None:
+        namer, offsets = namer_for(run["manifest"], run["manifest"]["cores"], vmlinux, checkpoint)
+    per_roi = hotlines.split_rois(run["events"], run["rois"])
+    out, checks = [], []
+    for i, (row, evs) in enumerate(zip(done, per_roi)):
+        moves = hotlines.transfers(evs)
+        counts = hotlines.per_line(moves)
+        out += table(row, counts, row["ops"], namer, run["period"], top)
+        traced_getx = sum(1 for t in moves if t.kind == "getx")
+        stat_getx = stats.summary(run["dumps"][i], row["ops"]).get("l1_fwd_getx") if i < len(run["dumps"]) else None
+        checks.append({"case": row.get("case_id"), "kernel_variant": row.get("kernel_variant"),
+                       "workload": row.get("workload"), "ops": row["ops"], "traced_fwd_getx": traced_getx,
+                       "stats_fwd_getx": stat_getx, "lines": len(counts), "moves": len(moves)})
+    return {"rows": out, "checks": checks, "percpu_offsets": offsets}
+
+
+def to_csv(rows: list) -> str:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
+    return buf.getvalue()
+
+
+def render(result: dict) -> str:
+    lines = []
+    for chk in result["checks"]:
+        lines.append(f"case {chk['case']} {chk['kernel_variant']}/{chk['workload']}: {chk['moves']} line moves over "
+                     f"{chk['lines']} lines, {chk['ops']} ops; forwarded GETX traced {chk['traced_fwd_getx']}, "
+                     f"in the stats {chk['stats_fwd_getx']}")
+        lines.append(f"  {'#':>3} {'moves/op':>9} {'getx':>7} {'gets':>7} {'inv':>7} {'share':>6} {'lat cyc':>8}  "
+                     f"{'pair':<10} {'line':<12} name")
+        for r in result["rows"]:
+            if r["case"] != chk["case"]:
+                continue
+            lat = "-" if math.isnan(r["mean_latency_cycles"]) else f"{r['mean_latency_cycles']:.0f}"
+            lines.append(f"  {r['rank']!s:>3} {r['moves_per_op']:9.3f} {r['getx_per_op']:7.3f} {r['gets_per_op']:7.3f} "
+                         f"{r['inv_per_op']:7.3f} {100 * r['share']:5.1f}% {lat:>8}  {r['top_pair']:<10} "
+                         f"{r['line']:<12} {r['kind']}: {r['name']}")
+    return "\n".join(lines)
+
+
+def plot(result: dict, stem: str, top: int = 10) -> list:
+    """One panel per case: its top lines' moves per op, named."""
+    from vmscale.plots import plt, save_figure
+    cases = result["checks"]
+    fig, axes = plt.subplots(len(cases), 1, figsize=(9, 0.45 * top * len(cases) + 1), squeeze=False)
+    for ax, chk in zip(axes[:, 0], cases):
+        rows = [r for r in result["rows"] if r["case"] == chk["case"] and r["rank"] != ""][:top]
+        labels = [f"{r['name'][:48]} ({r['kind']})" for r in rows][::-1]
+        ax.barh(range(len(rows)), [r["moves_per_op"] for r in rows][::-1], color="tab:red")
+        ax.set_yticks(range(len(rows)), labels, fontsize=7)
+        ax.set_xlabel("line moves per op (forwarded GETX + GETS + invalidations)")
+        ax.set_title(f"{chk['kernel_variant']} / {chk['workload']}: top lines of the ROI", fontsize=9)
+    return save_figure(fig, stem)

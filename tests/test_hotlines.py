@@ -1,0 +1,149 @@
+"""The hot-line profiler: the ProtocolTrace reader on hand-made sequences (expected values
+worked out from MESI_Two_Level's transitions), and the whole analysis on a committed real
+trace (tests/fixtures/hotlines/refcount-2c, see its PROVENANCE.md), checked against gem5's
+own statistics of the same ROIs and against the kernel's source."""
+
+import csv
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from vmscale import hotlines as hl
+from vmscale import linenames
+from vmscale.errors import VmscaleError
+from vmscale_gem5 import hotlines
+
+FIX = Path(__file__).parent / "fixtures" / "hotlines" / "refcount-2c"
+
+
+def raw(tick, core, event, state, nxt, addr):
+    # gem5 v24 src/mem/slicc/symbols/StateMachine.py: "%15d %3s %10s%20s %6s>%-6s %#x %s",
+    # the address argument being printAddress(addr) (src/mem/ruby/common/Address.cc)
+    return "%15d %3s %10s%20s %6s>%-6s %s %s" % (tick, core, "L1Cache", event, state, nxt,
+                                                  f"[{addr:#x}, line {addr & ~63:#x}]", "")
+
+
+def events(*lines):
+    return list(hotlines.read_events(raw(*x) for x in lines))
+
+
+def test_a_forwarded_getx_names_owner_requester_and_the_requesters_latency():
+    ev = events((1000, 0, "Store", "I", "IM", 0x1234),        # core 0 misses, asks for the line
+                (1500, 1, "Fwd_GETX", "M", "I", 0x1234),       # core 1 gives it up
+                (1999, 1, "Load", "M", "M", 0x9999),           # a hit: not kept
+                (4000, 0, "Data_all_Acks", "IM", "M", 0x1234))
+    assert [e.line for e in ev] == [0x1200, 0x1200, 0x1200]
+    [t] = hotlines.transfers(ev)
+    assert (t.kind, t.owner, t.requester, t.request, t.latency, t.line) == ("getx", 1, 0, "GETX", 3000, 0x1200)
+
+
+def test_a_read_of_a_modified_line_and_an_upgrade_invalidation():
+    ev = events((10, 2, "Load", "NP", "IS", 0x40), (20, 0, "Fwd_GETS", "M", "S", 0x40),
+                (90, 2, "DataS_fromL1", "IS", "S", 0x40),
+                (100, 2, "Store", "S", "SM", 0x40), (120, 0, "Inv", "S", "I", 0x40),
+                (300, 2, "Ack_all", "SM", "M", 0x40))
+    moves = hotlines.transfers(ev)
+    assert [(t.kind, t.owner, t.requester, t.request, t.latency) for t in moves] == [
+        ("gets", 0, 2, "GETS", 80), ("inv", 0, 2, "UPGRADE", 200)]
+    c = hotlines.per_line(moves)[0x40]
+    assert (c.getx, c.gets, c.inv, c.moves, c.mean_latency) == (0, 1, 1, 2, 140)
+    assert dict(c.pairs) == {(0, 2): 2}
+
+
+def test_an_invalidation_with_no_miss_open_is_an_l2_eviction_and_one_of_an_absent_line_is_nothing():
+    ev = events((5, 1, "Inv", "E", "I", 0x80), (6, 0, "Inv", "NP", "NP", 0x80), (7, 0, "Inv", "I", "I", 0xC0))
+    [t] = hotlines.transfers(ev)
+    assert (t.kind, t.owner, t.requester, t.request, t.latency) == ("inv", 1, -1, "", -1)
+
+
+def test_the_oldest_open_miss_is_the_requester():
+    ev = events((10, 1, "Store", "I", "IM", 0x100), (20, 2, "Store", "I", "IM", 0x100),
+                (30, 0, "Fwd_GETX", "M", "I", 0x100), (60, 1, "Data_all_Acks", "IM", "M", 0x100),
+                (70, 1, "Fwd_GETX", "M", "I", 0x100), (95, 2, "Data_all_Acks", "IM", "M", 0x100))
+    moves = hotlines.transfers(ev)
+    assert [(t.owner, t.requester, t.latency) for t in moves] == [(0, 1, 50), (1, 2, 75)]
+
+
+def test_rois_split_the_events_and_an_unended_roi_is_dropped():
+    rois = hotlines.read_rois("begin 100\nend 200\nbegin 300\nend 400\nbegin 500\n")
+    assert rois == [(100, 200), (300, 400)]
+    ev = events((150, 0, "Fwd_GETX", "M", "I", 0), (250, 0, "Fwd_GETX", "M", "I", 0), (300, 1, "Inv", "S", "I", 0))
+    assert [[e.tick for e in part] for part in hotlines.split_rois(ev, rois)] == [[150], [300]]
+
+
+def test_names_come_from_the_kernel_image_and_each_cpus_per_cpu_area():
+    # nm lines (address size kind name) laid out as x86-64 links them: per-CPU symbols zero-based
+    nm = ("0000000000000000 D __per_cpu_start\n0000000000000100 0000000000000040 D runqueue\n"
+          "0000000000001000 D __per_cpu_end\nffffffff81000000 T _text\n"
+          "ffffffff81a00040 0000000000000008 d bench_atomic\nffffffff81a00048 0000000000000010 d next_to_it\n"
+          "ffffffff81e00000 B _end\n")
+    namer = linenames.Namer(linenames.parse_nm(nm), [0xffff888070000000, 0xffff888070010000])
+    # kernel: phys = virt - __START_KERNEL_map
+    assert namer.name(0x1a00040) == ("kernel", "bench_atomic+next_to_it")
+    # per-CPU: phys + PAGE_OFFSET - __per_cpu_offset[cpu]
+    assert namer.name(0x70010100) == ("percpu", "runqueue [cpu1]")
+    assert namer.name(0x70000100) == ("percpu", "runqueue [cpu0]")
+    # past the static part but inside the unit (the next CPU's offset): alloc_percpu's chunk
+    assert namer.name(0x70002040) == ("percpu", "alloc_percpu +0x2040 [cpu0]")
+    assert namer.name(0x12345678 & ~63) == ("dynamic", "page 0x12345000")
+
+
+@pytest.fixture(scope="module")
+def fixture_result():
+    symbols = linenames.parse_nm((FIX / "symbols.txt").read_text())
+    offsets = [int(x, 16) for x in json.loads((FIX / "percpu.json").read_text())["__per_cpu_offset"]]
+    return hl.analyse(FIX, top=10, namer=linenames.Namer(symbols, offsets))
+
+
+def test_real_trace_counts_every_forwarded_getx_that_gems_stats_count(fixture_result):
+    """Two independent counts of the same ROIs: the trace's Fwd_GETX transitions and the
+    L1Cache_Controller.Fwd_GETX statistic of each ROI's dump."""
+    checks = fixture_result["checks"]
+    assert [(c["kernel_variant"], c["ops"]) for c in checks] == [("stock", 400), ("refcache", 400)]
+    for c in checks:
+        assert c["traced_fwd_getx"] == c["stats_fwd_getx"] > 0
+    assert checks[0]["traced_fwd_getx"] > 5 * checks[1]["traced_fwd_getx"]
+
+
+def test_real_trace_names_the_shared_atomic_as_stocks_hot_line(fixture_result):
+    """lib/refcache_bench.c (kernel 0004): `static atomic_long_t bench_atomic
+    ____cacheline_aligned_in_smp`, which every get and put of the `atomic` counter writes."""
+    stock = [r for r in fixture_result["rows"] if r["kernel_variant"] == "stock"]
+    top = stock[0]
+    assert top["kind"] == "kernel" and top["name"].split("+")[0] == "bench_atomic"
+    assert top["getx_per_op"] > 0.5 and top["share"] > 0.5 and top["top_pair"] in ("cpu0->cpu1", "cpu1->cpu0")
+    assert 10 < top["mean_latency_cycles"] < 200          # an L1-to-L1 transfer on the crossbar
+    refcache = [r for r in fixture_result["rows"] if r["kernel_variant"] == "refcache" and r["rank"] != ""]
+    assert all(not r["name"].startswith("bench_atomic") for r in refcache)
+    assert refcache[0]["moves_per_op"] < 0.1 * top["moves_per_op"]
+
+
+def test_real_trace_rows_add_up_and_no_line_is_dropped(fixture_result):
+    for case in (1, 2):
+        rows = [r for r in fixture_result["rows"] if r["case"] == case]
+        assert [r["rank"] for r in rows] == list(range(1, 11)) + [""]
+        assert math.isclose(sum(r["share"] for r in rows), 1.0)
+        chk = next(c for c in fixture_result["checks"] if c["case"] == case)
+        assert math.isclose(sum(r["moves_per_op"] for r in rows) * chk["ops"], chk["moves"])
+
+
+def test_cli_writes_the_table_and_figure_and_refuses_a_run_without_a_trace(tmp_path):
+    from conftest import vmscale
+    r = vmscale("hotlines", FIX, "--out", tmp_path, "--top", 3, "--symbols", FIX / "symbols.txt",
+                "--percpu", FIX / "percpu.json")
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader(open(tmp_path / "hotlines.csv")))
+    assert [(x["case"], x["rank"]) for x in rows] == [("1", "1"), ("1", "2"), ("1", "3"), ("1", ""),
+                                                       ("2", "1"), ("2", "2"), ("2", "3"), ("2", "")]
+    assert rows[0]["name"].startswith("bench_atomic") and float(rows[0]["getx_per_op"]) > 0.5
+    assert "bench_atomic" in r.stdout and (tmp_path / "hotlines.png").stat().st_size > 10000
+    r = vmscale("hotlines", FIX, "--out", tmp_path, "--vmlinux", tmp_path / "missing")
+    assert r.returncode != 0 and "vmlinux" in r.stderr
+    bare = tmp_path / "bare"
+    (bare / "m5out").mkdir(parents=True)
+    r = vmscale("hotlines", bare)
+    assert r.returncode != 0 and "hotlines=1" in r.stderr
+    with pytest.raises(VmscaleError):
+        hl.read_run(bare)
