@@ -147,3 +147,29 @@ def test_cli_writes_the_table_and_figure_and_refuses_a_run_without_a_trace(tmp_p
     assert r.returncode != 0 and "hotlines=1" in r.stderr
     with pytest.raises(VmscaleError):
         hl.read_run(bare)
+
+
+def test_collect_gathers_the_runs_hot_lines_and_the_report_shows_them(tmp_path):
+    """A run directory with its hotlines.csv: collect writes table.hotlines.csv beside the
+    table, and the report's refcount section lists each case's top lines from it."""
+    import shutil
+    from conftest import vmscale
+    run = tmp_path / "runs" / "refcount-2c"
+    shutil.copytree(FIX, run)
+    r = vmscale("hotlines", run, "--top", 3, "--symbols", run / "symbols.txt", "--percpu", run / "percpu.json")
+    assert r.returncode == 0, r.stderr
+    r = vmscale("collect", tmp_path / "runs", "--out", tmp_path / "table.csv")
+    assert r.returncode == 0, r.stderr
+    gathered = list(csv.DictReader(open(tmp_path / "table.hotlines.csv")))
+    assert gathered == [dict(x, run_dir=str(run)) for x in csv.DictReader(open(run / "hotlines.csv"))]
+    assert {x["cores"] for x in gathered} == {"2"}
+    r = vmscale("report", tmp_path / "table.csv", "--out", tmp_path / "report")
+    assert r.returncode == 0, r.stderr
+    md = (tmp_path / "report" / "report.md").read_text()
+    top = next(x for x in gathered if x["kernel_variant"] == "stock" and x["rank"] == "1")
+    assert f"| stock | 2 | 1 | {top['kind']}: `{top['name']}` | {float(top['moves_per_op']):.3g} |" in md
+    assert md.count("| refcache | 2 |") == 3 + 1  # its three lines, and its row in the cycles table
+    # a later collect of runs without hot lines leaves no stale file for the report
+    (run / "hotlines.csv").unlink()
+    assert vmscale("collect", tmp_path / "runs", "--out", tmp_path / "table.csv").returncode == 0
+    assert not (tmp_path / "table.hotlines.csv").exists()

@@ -8,20 +8,24 @@ from vmscale.rundir import load_rows, rows_to_csv
 
 
 def collect(run_dirs, output, restat: bool = False) -> Path:
-    rows = []
+    rows, dirs = [], []
     for d in run_dirs:
         d = Path(d)
         if not d.is_dir():
             raise VmscaleError(f"{d} is not a directory")
         if (d / "manifest.json").is_file():
             rows += load_rows(d, restat)
+            dirs.append(d)
         else:  # a parent of run directories: take its complete children
             children = sorted(c for c in d.iterdir() if (c / "manifest.json").is_file())
             if not children:
                 raise VmscaleError(f"{d} holds no complete run directory")
             for c in children:
                 rows += load_rows(c, restat)
+            dirs += children
     atomic_write_text(output, rows_to_csv(rows))
+    from vmscale import hotlines  # the runs' named hot lines, when `vmscale hotlines` made them
+    hotlines.gather(dirs, hotlines.companion(output))
     write_parquet(rows, Path(output).with_suffix(".parquet"))
     return Path(output)
 

@@ -18,7 +18,7 @@ from vmscale import linenames
 from vmscale.errors import VmscaleError
 from vmscale_gem5 import configini, hotlines, stats
 
-COLUMNS = ["case", "kernel_variant", "workload", "rank", "line", "kind", "name", "moves_per_op", "getx_per_op",
+COLUMNS = ["case", "kernel_variant", "workload", "cores", "rank", "line", "kind", "name", "moves_per_op", "getx_per_op",
            "gets_per_op", "inv_per_op", "share", "mean_latency_cycles", "top_pair"]
 
 
@@ -31,7 +31,7 @@ def table(case, counts: dict, ops: float, namer, period: int, top: int) -> list:
         kind, name = namer.name(c.line)
         (owner, req), _ = max(c.pairs.items(), key=lambda kv: kv[1])
         rows.append({"case": case.get("case_id"), "kernel_variant": case.get("kernel_variant"),
-                     "workload": case.get("workload"), "rank": rank, "line": f"{c.line:#x}", "kind": kind,
+                     "workload": case.get("workload"), "cores": case.get("cores"), "rank": rank, "line": f"{c.line:#x}", "kind": kind,
                      "name": name, "moves_per_op": c.moves / ops, "getx_per_op": c.getx / ops,
                      "gets_per_op": c.gets / ops, "inv_per_op": c.inv / ops, "share": c.moves / total,
                      "mean_latency_cycles": c.mean_latency / period if c.latency_n else math.nan,
@@ -40,7 +40,7 @@ def table(case, counts: dict, ops: float, namer, period: int, top: int) -> list:
     if rest:
         moves = sum(c.moves for c in rest)
         rows.append({"case": case.get("case_id"), "kernel_variant": case.get("kernel_variant"),
-                     "workload": case.get("workload"), "rank": "", "line": "", "kind": "rest",
+                     "workload": case.get("workload"), "cores": case.get("cores"), "rank": "", "line": "", "kind": "rest",
                      "name": f"{len(rest)} other lines", "moves_per_op": moves / ops,
                      "getx_per_op": sum(c.getx for c in rest) / ops, "gets_per_op": sum(c.gets for c in rest) / ops,
                      "inv_per_op": sum(c.inv for c in rest) / ops, "share": moves / total,
@@ -117,6 +117,49 @@ def analyse(run_dir: Path, top: int = 15, vmlinux=None, checkpoint=None, namer=N
                        "workload": row.get("workload"), "ops": row["ops"], "traced_fwd_getx": traced_getx,
                        "stats_fwd_getx": stat_getx, "lines": len(counts), "moves": len(moves)})
     return {"rows": out, "checks": checks, "percpu_offsets": offsets}
+
+
+def gather(run_dirs, output: Path):
+    """`vmscale collect`'s companion: the hotlines.csv of every run directory that has one (from
+    `vmscale hotlines RUN_DIR`) in one file, `output`; none: no file.  Returns it or None."""
+    rows = []
+    for d in run_dirs:
+        path = Path(d) / "hotlines.csv"
+        if path.is_file():
+            rows += [dict(r, run_dir=str(d)) for r in csv.DictReader(open(path, newline=""))]
+    if not rows:  # and no stale file from an earlier collect into the same place
+        Path(output).unlink(missing_ok=True)
+        return None
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=["run_dir"] + COLUMNS, extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    from vmscale.fileutil import atomic_write_text
+    atomic_write_text(output, buf.getvalue())
+    return Path(output)
+
+
+def companion(table) -> Path:
+    """Where `vmscale collect` puts the hot lines of the runs behind `table`."""
+    return Path(table).with_suffix(".hotlines.csv")
+
+
+def markdown(path, workload: str, top: int = 3) -> str:
+    """The report's section for one workload: each case's top lines, from gather()'s file."""
+    rows = [r for r in csv.DictReader(open(path, newline="")) if r["workload"] == workload and r["rank"]]
+    if not rows:
+        return ""
+    out = ["Lines that moved between private caches in the ROI (`vmscale hotlines`, from Ruby's ProtocolTrace):", "",
+           "| variant | cores | # | line | moves/op | share | mean latency (cycles) |", "|---|---|---|---|---|---|---|"]
+    key = lambda r: (r["kernel_variant"], int(r["cores"] or 0), r["run_dir"], int(r["case"]), int(r["rank"]))  # noqa: E731
+    for r in sorted(rows, key=key):
+        if int(r["rank"]) > top:
+            continue
+        lat = r["mean_latency_cycles"]
+        lat = "-" if lat in ("", "nan") else f"{float(lat):.0f}"
+        out.append(f"| {r['kernel_variant']} | {r['cores']} | {r['rank']} | {r['kind']}: `{r['name']}` | "
+                   f"{float(r['moves_per_op']):.3g} | {100 * float(r['share']):.0f}% | {lat} |")
+    return "\n".join(out)
 
 
 def to_csv(rows: list) -> str:

@@ -16,7 +16,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from vmscale import plots, published  # noqa: E402
+from vmscale import hotlines, plots, published  # noqa: E402
 from vmscale.errors import VmscaleError  # noqa: E402
 from vmscale.plots import save_figure  # noqa: E402
 from vmscale.rows import curve_labels  # noqa: E402
@@ -113,6 +113,9 @@ def report(table, out_dir, model=False) -> Path:
             ours = published.our_ratios([r for r in ok if r["workload"] == w and r.get("cycles_per_op")])
             if ours:
                 lines += ["", ours]
+        hot = hotlines.companion(table)
+        if hot.is_file() and hotlines.markdown(hot, w):
+            lines += ["", hotlines.markdown(hot, w)]
         lines += ["", "| variant | cores | cycles/op | ops per Mcycle | ok |", "|---|---|---|---|---|"]
         mine = [r for r in rows if r["workload"] == w]
         for label, r in sorted(zip(curve_labels(mine, with_backend=False), mine), key=lambda p: (p[0], int(p[1]["cores"]))):

@@ -99,10 +99,12 @@ def load_rows(run_dir: Path, restat: bool = False) -> list:
     rows = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines() if line]
     m = json.loads(manifest.read_text())
     if m.get("backend") == "gem5":
-        # Runs made before rows named their board: the manifest has the options they ran with.
+        # The board a row ran on, from the options in its manifest, by today's rule (runs made
+        # before rows named their board, or before an observer such as hotlines=1 was left out).
         from vmscale.backends.gem5 import board_label
         for r in rows:
-            r.setdefault("gem5.board", board_label(m.get("gem5_options") or {}))
+            if "gem5_options" in m or "gem5.board" not in r:
+                r["gem5.board"] = board_label(m.get("gem5_options") or {})
         if restat:
             from vmscale.backends.gem5 import restat as gem5_restat
             rows = gem5_restat(run_dir, rows)
