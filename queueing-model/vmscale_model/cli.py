@@ -105,6 +105,62 @@ def _piggin(a):
     return 0
 
 
+def _stations(a):
+    """The hot-line model beside the free fit, the USL and the one-queue counter model."""
+    import csv
+    from vmscale_model import hotstations, study
+    rows = fitlib.load_table(a.table, a.workload, a.variant, board=a.board, ops_per_thread=a.ops_per_thread)
+    try:
+        hot = [r for r in csv.DictReader(open(a.hotlines, newline=""))
+               if r["workload"] == a.workload and r["kernel_variant"] == a.variant]
+    except (OSError, KeyError) as e:
+        raise ValueError(f"{a.hotlines}: not a hotlines.csv ({e})") from e
+    at = sorted({int(r["cores"]) for r in hot if r.get("cores")})
+    if not hot or not at:
+        raise ValueError(f"{a.hotlines} has no {a.workload}/{a.variant} case")
+    n_at = a.at or at[-1]
+    if n_at not in at:
+        raise ValueError(f"{a.hotlines} has {a.workload}/{a.variant} at {at} cores, not {n_at}")
+    st = hotstations.stations([r for r in hot if int(r["cores"]) == n_at], a.top)
+    data = fitlib.prepare(rows)
+    if 1 not in data.cores:
+        raise ValueError("the table has no 1-core point of this curve to take the think time from")
+    one = 1 / float(data.throughput[list(data.cores).index(1)])
+    m = hotstations.model(st, one)
+    pred = hotstations.predict(m, data.cores)
+    judged = study.judge(rows, a.train_max)
+    held = set(judged.get("held_cores", []))
+    print(f"{a.workload}/{a.variant}: {len(st)} hot-line stations from {n_at} cores; think {m['think']:.4g} "
+          f"cycles, line demand {m['demand']:.4g} cycles per op (1-core cost {one:.4g})")
+    for s_ in st[:8]:
+        print(f"  {s_['visits']:.3g} visits x {s_['service']:.0f} cycles = {s_['demand']:.4g}  {s_['kind']}: {s_['name']}")
+    print(f"  {'cores':>5} {'measured':>10} {'hot lines':>10}   " + "  ".join(f"{k:>10}" for k in
+          ("fit", "USL", "one queue")) + "   (errors at held-out counts, fitted on <= "
+          f"{a.train_max})")
+    others = {}
+    for key in ("model", "usl", "measured_model"):
+        j = judged.get(key) or {}
+        others[key] = dict(zip(judged.get("held_cores", []), j.get("error", [])))
+    out = {"workload": a.workload, "variant": a.variant, "stations_at": n_at, "think": m["think"],
+           "stations": st, "points": []}
+    for n, x, p in zip(data.cores, data.throughput, pred):
+        err = p / x - 1
+        point = {"cores": int(n), "measured": float(x), "hot_lines": float(p), "hot_lines_error": float(err),
+                 "held_out": int(n) in held}
+        cells = []
+        for key in ("model", "usl", "measured_model"):
+            e = others[key].get(int(n))
+            point[f"{key}_error"] = e
+            cells.append(f"{100 * e:+9.1f}%" if e is not None else f"{'':>10}")
+        out["points"].append(point)
+        print(f"  {int(n):>5} {x:10.4g} {100 * err:+9.1f}%   " + "  ".join(cells) + ("   held out" if int(n) in held else ""))
+    if a.out:
+        Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(a.out).write_text(json.dumps(out, indent=1) + "\n")
+        print(f"wrote {a.out}")
+    return 0
+
+
 def _guarded(func):
     """A model error is one line and exit status 2, under `vmscale model` as on its own."""
     def run(a):
@@ -165,6 +221,22 @@ def _add_interconnect(sub):
     ic.set_defaults(func=_guarded(_interconnect))
 
 
+def _add_stations(sub):
+    hs = sub.add_parser("stations", help="a model with one queue per hot line (from `vmscale hotlines`), "
+                                         "judged on a curve beside the fit, the USL and the one-queue model")
+    hs.add_argument("table", help="the curve's table (from `vmscale collect` or a sweep)")
+    hs.add_argument("hotlines", help="a hotlines.csv (from `vmscale hotlines RUN_DIR`, or gathered by collect)")
+    hs.add_argument("--workload", required=True, help="the curve's workload")
+    hs.add_argument("--variant", required=True, help="the curve's kernel variant")
+    hs.add_argument("--at", type=int, help="the core count whose hot lines make the stations (default: the largest)")
+    hs.add_argument("--top", type=int, default=0, help="only the top N lines (default: every ranked line)")
+    hs.add_argument("--board", default="", help="the curve's gem5 board label ('' the default board)")
+    hs.add_argument("--ops-per-thread", type=float, help="the curve's ROI size, if the table holds several")
+    hs.add_argument("--train-max", type=int, default=16, help="the free fit's and USL's largest fitted core count")
+    hs.add_argument("--out", help="write the stations and every point's error here (JSON)")
+    hs.set_defaults(func=_guarded(_stations))
+
+
 def _add_solvers(sub):
     for name, func, help_ in (("simulate", _simulate, "run the SimPy model once"),
                               ("mva", _mva, "exact MVA throughput")):
@@ -192,6 +264,7 @@ def add_commands(p):
     _add_fit(sub)
     _add_study(sub)
     _add_interconnect(sub)
+    _add_stations(sub)
     _add_solvers(sub)
     g = sub.add_parser("piggin", help="reproduce Piggin Figure 3.1")
     g.add_argument("--out", default=".", help="output directory (default: here)")

@@ -1,0 +1,60 @@
+"""Queueing stations from a run's hot lines (`vmscale hotlines`): one FCFS queue per line.
+
+A cache line that moves between private caches is a server that one core holds at a time.
+Each operation visits line k v_k times (its forwarded GETX + GETS per op: the transfers that
+hand the line over; invalidations are paid inside the next GETX's latency) and holds it for
+the transfer's latency s_k (the requester's miss time, measured per line).  Its demand is
+D_k = v_k s_k.  The think time is what the 1-core cost leaves, Z = C_1 - sum D_k, so exact
+MVA at one core gives the measured 1-core throughput by construction; above it the lines
+queue apart, where the counter-based model of `study.measured_params` lumps every transfer
+into one queue.  Pure: rows in (from hotlines.csv), numbers out.
+"""
+
+import math
+
+import numpy as np
+
+from vmscale_model import solvers
+
+
+def _f(x) -> float:
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def stations(rows: list, top: int = 0) -> list:
+    """One station per ranked line of one case with transfers and a measured latency.
+
+    rows: hotlines.csv rows of one case (the unranked 'rest' row is skipped: it sums many
+    lines that each move too rarely to queue).  top: only the first `top` ranks (0: all)."""
+    out = []
+    for r in rows:
+        if not str(r.get("rank") or "").strip():
+            continue
+        if top and int(r["rank"]) > top:
+            continue
+        visits = _f(r["getx_per_op"]) + _f(r["gets_per_op"])
+        service = _f(r["mean_latency_cycles"])
+        if not (visits > 0 and service > 0):
+            continue
+        out.append({"name": r["name"], "kind": r["kind"], "visits": visits, "service": service,
+                    "demand": visits * service})
+    return sorted(out, key=lambda s: -s["demand"])
+
+
+def model(st: list, one_core_cycles: float) -> dict:
+    """Think time and demands; a ValueError when the lines' demand leaves no think time."""
+    if not st:
+        raise ValueError("no hot line with transfers and a measured latency: nothing to queue on")
+    total = sum(s["demand"] for s in st)
+    if not total < one_core_cycles:
+        raise ValueError(f"the hot lines' demand ({total:.4g} cycles per op) is not below the 1-core cost "
+                         f"({one_core_cycles:.4g}): no think time left")
+    return {"think": one_core_cycles - total, "demands": [s["demand"] for s in st], "demand": total}
+
+
+def predict(m: dict, cores) -> np.ndarray:
+    """Throughput (ops per cycle, all cores) at each core count: exact multi-queue MVA."""
+    return np.array([solvers.mva(m["think"], m["demands"], int(n))["throughput"] for n in np.atleast_1d(cores)])
