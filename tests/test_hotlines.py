@@ -66,6 +66,20 @@ def test_the_oldest_open_miss_is_the_requester():
     assert [(t.owner, t.requester, t.latency) for t in moves] == [(0, 1, 50), (1, 2, 75)]
 
 
+def test_the_hand_off_time_counts_only_transfers_someone_was_already_waiting_for():
+    """Core 1 waits from 10 and core 2 from 20: the hand-offs at 30 (to 1) and 70 (to 2) are back to
+    back (2 was waiting at 30): one busy gap of 40 ticks.  Core 0's miss at 200 starts after the
+    hand-off at 70, so the gap to 230 is idle time, not service."""
+    ev = events((10, 1, "Store", "I", "IM", 0x100), (20, 2, "Store", "I", "IM", 0x100),
+                (30, 0, "Fwd_GETX", "M", "I", 0x100), (60, 1, "Data_all_Acks", "IM", "M", 0x100),
+                (70, 1, "Fwd_GETX", "M", "I", 0x100), (95, 2, "Data_all_Acks", "IM", "M", 0x100),
+                (200, 0, "Store", "I", "IM", 0x100), (230, 2, "Fwd_GETX", "M", "I", 0x100),
+                (260, 0, "Data_all_Acks", "IM", "M", 0x100))
+    c = hotlines.per_line(hotlines.transfers(ev))[0x100]
+    assert (c.getx, c.busy_n, c.handoff, c.mean_latency) == (3, 1, 40, (50 + 75 + 60) / 3)
+    assert math.isnan(hotlines.per_line(hotlines.transfers(ev[:4]))[0x100].handoff)   # one move: never queued
+
+
 def test_rois_split_the_events_and_an_unended_roi_is_dropped():
     rois = hotlines.read_rois("begin 100\nend 200\nbegin 300\nend 400\nbegin 500\n")
     assert rois == [(100, 200), (300, 400)]

@@ -12,9 +12,9 @@ from vmscale_model import hotstations as hs
 FIX = "tests/fixtures/hotlines/refcount-2c"
 
 
-def row(rank, getx, gets, inv, lat, name="x"):
+def row(rank, getx, gets, inv, lat, name="x", handoff="nan"):
     return {"rank": rank, "getx_per_op": getx, "gets_per_op": gets, "inv_per_op": inv,
-            "mean_latency_cycles": lat, "name": name, "kind": "kernel"}
+            "mean_latency_cycles": lat, "handoff_cycles": handoff, "name": name, "kind": "kernel"}
 
 
 def test_stations_take_transfers_and_latency_of_ranked_lines_only():
@@ -25,6 +25,9 @@ def test_stations_take_transfers_and_latency_of_ranked_lines_only():
     assert [s["name"] for s in st] == ["b", "a"]             # by demand: 0.2 x 200 = 40 > 0.75 x 20 = 15
     assert [s["visits"] for s in st] == [pytest.approx(0.2), 0.75] and st[1]["demand"] == 15.0
     assert [s["name"] for s in hs.stations(rows, top=3)] == ["a"]
+    # a line that queued is served for its hand-off time: its latency also holds the wait
+    [q] = hs.stations([row("1", "1", "0", "0", "103", "queued", handoff="22")])
+    assert (q["service"], q["service_from"], q["demand"]) == (22.0, "handoff", 22.0)
 
 
 def test_think_time_is_what_the_one_core_cost_leaves_and_mva_by_hand():
@@ -62,3 +65,16 @@ def test_cli_judges_the_hot_line_model_on_a_real_curve(tmp_path):
     r = vmscale("model", "stations", "results/gem5-scaling/table.csv", tmp_path / "hotlines.csv", "--workload",
                 "refcount", "--variant", "percpu-ref", "--ops-per-thread", "2000")
     assert r.returncode == 2 and "no refcount/percpu-ref case" in r.stderr
+
+
+def test_cli_on_the_steady_state_curve(tmp_path):
+    """--slope: the curve the table's two ROI sizes give (1-64 cores on the 64-way-L2 board)."""
+    r = vmscale("hotlines", FIX, "--out", tmp_path, "--symbols", f"{FIX}/symbols.txt", "--percpu", f"{FIX}/percpu.json")
+    assert r.returncode == 0, r.stderr
+    r = vmscale("model", "stations", "results/gem5-scaling/table.csv", tmp_path / "hotlines.csv", "--workload",
+                "refcount", "--variant", "stock", "--board", "l2_assoc=64", "--slope", "--out", tmp_path / "s.json")
+    assert r.returncode == 0, r.stderr
+    res = json.loads((tmp_path / "s.json").read_text())
+    assert [p["cores"] for p in res["points"]] == [1, 2, 4, 8, 16, 32, 64]
+    # the 1-core slope (34 cycles per op, README) is met by construction
+    assert 1 / res["points"][0]["measured"] == pytest.approx(res["think"] + sum(s["demand"] for s in res["stations"]))

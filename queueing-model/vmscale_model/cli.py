@@ -110,6 +110,12 @@ def _stations(a):
     import csv
     from vmscale_model import hotstations, study
     rows = fitlib.load_table(a.table, a.workload, a.variant, board=a.board, ops_per_thread=a.ops_per_thread)
+    if a.slope:   # the steady-state curve from the two ROI sizes (the ROI's fixed part taken out)
+        rows, notes = study.slope_rows(rows)
+        for n in notes:
+            print(f"slope: {n}", file=sys.stderr)
+        if not rows:
+            raise ValueError("no core count of this curve was measured at two ROI sizes: no slope")
     try:
         hot = [r for r in csv.DictReader(open(a.hotlines, newline=""))
                if r["workload"] == a.workload and r["kernel_variant"] == a.variant]
@@ -133,7 +139,8 @@ def _stations(a):
     print(f"{a.workload}/{a.variant}: {len(st)} hot-line stations from {n_at} cores; think {m['think']:.4g} "
           f"cycles, line demand {m['demand']:.4g} cycles per op (1-core cost {one:.4g})")
     for s_ in st[:8]:
-        print(f"  {s_['visits']:.3g} visits x {s_['service']:.0f} cycles = {s_['demand']:.4g}  {s_['kind']}: {s_['name']}")
+        print(f"  {s_['visits']:.3g} visits x {s_['service']:.0f} cycles ({s_['service_from']}) = {s_['demand']:.4g}  "
+              f"{s_['kind']}: {s_['name']}")
     print(f"  {'cores':>5} {'measured':>10} {'hot lines':>10}   " + "  ".join(f"{k:>10}" for k in
           ("fit", "USL", "one queue")) + "   (errors at held-out counts, fitted on <= "
           f"{a.train_max})")
@@ -232,6 +239,8 @@ def _add_stations(sub):
     hs.add_argument("--top", type=int, default=0, help="only the top N lines (default: every ranked line)")
     hs.add_argument("--board", default="", help="the curve's gem5 board label ('' the default board)")
     hs.add_argument("--ops-per-thread", type=float, help="the curve's ROI size, if the table holds several")
+    hs.add_argument("--slope", action="store_true",
+                    help="judge on the steady-state curve (per-op slope between the table's two ROI sizes)")
     hs.add_argument("--train-max", type=int, default=16, help="the free fit's and USL's largest fitted core count")
     hs.add_argument("--out", help="write the stations and every point's error here (JSON)")
     hs.set_defaults(func=_guarded(_stations))

@@ -3,7 +3,9 @@
 A cache line that moves between private caches is a server that one core holds at a time.
 Each operation visits line k v_k times (its forwarded GETX + GETS per op: the transfers that
 hand the line over; invalidations are paid inside the next GETX's latency) and holds it for
-the transfer's latency s_k (the requester's miss time, measured per line).  Its demand is
+s_k: the line's hand-off time where it queued (the time between two transfers when the next
+requester was already waiting), else its transfer latency (the requester's miss time, which
+on a queued line also holds the wait, so it is not a service time there).  Its demand is
 D_k = v_k s_k.  The think time is what the 1-core cost leaves, Z = C_1 - sum D_k, so exact
 MVA at one core gives the measured 1-core throughput by construction; above it the lines
 queue apart, where the counter-based model of `study.measured_params` lumps every transfer
@@ -36,11 +38,12 @@ def stations(rows: list, top: int = 0) -> list:
         if top and int(r["rank"]) > top:
             continue
         visits = _f(r["getx_per_op"]) + _f(r["gets_per_op"])
-        service = _f(r["mean_latency_cycles"])
+        handoff = _f(r.get("handoff_cycles"))
+        service, source = (handoff, "handoff") if handoff > 0 else (_f(r["mean_latency_cycles"]), "latency")
         if not (visits > 0 and service > 0):
             continue
         out.append({"name": r["name"], "kind": r["kind"], "visits": visits, "service": service,
-                    "demand": visits * service})
+                    "demand": visits * service, "service_from": source})
     return sorted(out, key=lambda s: -s["demand"])
 
 

@@ -19,7 +19,7 @@ from vmscale.errors import VmscaleError
 from vmscale_gem5 import configini, hotlines, stats
 
 COLUMNS = ["case", "kernel_variant", "workload", "cores", "rank", "line", "kind", "name", "moves_per_op", "getx_per_op",
-           "gets_per_op", "inv_per_op", "share", "mean_latency_cycles", "top_pair"]
+           "gets_per_op", "inv_per_op", "share", "mean_latency_cycles", "handoff_cycles", "top_pair"]
 
 
 def table(case, counts: dict, ops: float, namer, period: int, top: int) -> list:
@@ -35,6 +35,7 @@ def table(case, counts: dict, ops: float, namer, period: int, top: int) -> list:
                      "name": name, "moves_per_op": c.moves / ops, "getx_per_op": c.getx / ops,
                      "gets_per_op": c.gets / ops, "inv_per_op": c.inv / ops, "share": c.moves / total,
                      "mean_latency_cycles": c.mean_latency / period if c.latency_n else math.nan,
+                     "handoff_cycles": c.handoff / period if c.busy_n else math.nan,
                      "top_pair": f"cpu{owner}->{'L2' if req < 0 else f'cpu{req}'}"})
     rest = ranked[top:]
     if rest:
@@ -44,7 +45,7 @@ def table(case, counts: dict, ops: float, namer, period: int, top: int) -> list:
                      "name": f"{len(rest)} other lines", "moves_per_op": moves / ops,
                      "getx_per_op": sum(c.getx for c in rest) / ops, "gets_per_op": sum(c.gets for c in rest) / ops,
                      "inv_per_op": sum(c.inv for c in rest) / ops, "share": moves / total,
-                     "mean_latency_cycles": math.nan, "top_pair": ""})
+                     "mean_latency_cycles": math.nan, "handoff_cycles": math.nan, "top_pair": ""})
     return rows
 
 
@@ -177,14 +178,15 @@ def render(result: dict) -> str:
         lines.append(f"case {chk['case']} {chk['kernel_variant']}/{chk['workload']}: {chk['moves']} line moves over "
                      f"{chk['lines']} lines, {chk['ops']} ops; forwarded GETX traced {chk['traced_fwd_getx']}, "
                      f"in the stats {chk['stats_fwd_getx']}")
-        lines.append(f"  {'#':>3} {'moves/op':>9} {'getx':>7} {'gets':>7} {'inv':>7} {'share':>6} {'lat cyc':>8}  "
+        lines.append(f"  {'#':>3} {'moves/op':>9} {'getx':>7} {'gets':>7} {'inv':>7} {'share':>6} {'lat cyc':>8} {'handoff':>8}  "
                      f"{'pair':<10} {'line':<12} name")
         for r in result["rows"]:
             if r["case"] != chk["case"]:
                 continue
             lat = "-" if math.isnan(r["mean_latency_cycles"]) else f"{r['mean_latency_cycles']:.0f}"
+            hand = "-" if math.isnan(r["handoff_cycles"]) else f"{r['handoff_cycles']:.0f}"
             lines.append(f"  {r['rank']!s:>3} {r['moves_per_op']:9.3f} {r['getx_per_op']:7.3f} {r['gets_per_op']:7.3f} "
-                         f"{r['inv_per_op']:7.3f} {100 * r['share']:5.1f}% {lat:>8}  {r['top_pair']:<10} "
+                         f"{r['inv_per_op']:7.3f} {100 * r['share']:5.1f}% {lat:>8} {hand:>8}  {r['top_pair']:<10} "
                          f"{r['line']:<12} {r['kind']}: {r['name']}")
     return "\n".join(lines)
 

@@ -55,6 +55,7 @@ class Transfer:
     requester: int       # the core whose miss caused it, -1: none open (an L2 eviction)
     request: str         # the requester's request (GETX, GETS, GET_INSTR, UPGRADE) or ""
     latency: int = -1    # ticks from the requester's miss to its completion, -1: not seen
+    start: int = -1      # the tick the requester's miss began, -1: no requester
 
 
 def parse_line(text: str):
@@ -102,7 +103,7 @@ def transfers(events):
             misses = {c: m for c, m in open_miss[ev.line].items() if c != ev.core}
             if misses:
                 req = min(misses, key=lambda c: misses[c][0])      # the L2 serves the oldest first
-                t = Transfer(ev.tick, ev.line, MOVES[ev.event], ev.core, req, misses[req][1])
+                t = Transfer(ev.tick, ev.line, MOVES[ev.event], ev.core, req, misses[req][1], start=misses[req][0])
                 pending[(ev.line, req)].append((t, misses[req][0]))
             else:
                 t = Transfer(ev.tick, ev.line, MOVES[ev.event], ev.core, -1, "")
@@ -126,6 +127,8 @@ class LineCount:
     inv: int = 0
     latency_sum: int = 0
     latency_n: int = 0
+    busy_sum: int = 0    # hand-offs with the next requester already waiting: ticks between them
+    busy_n: int = 0
     pairs: dict = field(default_factory=lambda: defaultdict(int))   # (owner, requester) -> moves
 
     @property
@@ -136,11 +139,25 @@ class LineCount:
     def mean_latency(self) -> float:
         return self.latency_sum / self.latency_n if self.latency_n else float("nan")
 
+    @property
+    def handoff(self) -> float:
+        """The line's service time under contention: the mean time between two hand-offs when
+        the second requester was already waiting at the first (nan: the line never queued).
+        A requester's own latency also holds its wait in the queue; this does not."""
+        return self.busy_sum / self.busy_n if self.busy_n else float("nan")
+
 
 def per_line(moves) -> dict:
     """Transfers -> {line address: LineCount}."""
-    lines = {}
+    lines, last = {}, {}
     for t in moves:
+        if t.kind != "inv" and t.requester >= 0:
+            prev = last.get(t.line)
+            if prev is not None and 0 <= t.start <= prev.tick:
+                c = lines[t.line]
+                c.busy_sum += t.tick - prev.tick
+                c.busy_n += 1
+            last[t.line] = t
         c = lines.setdefault(t.line, LineCount(t.line))
         setattr(c, t.kind, getattr(c, t.kind) + 1)
         c.pairs[(t.owner, t.requester)] += 1
