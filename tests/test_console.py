@@ -84,3 +84,33 @@ def test_unhandled_segfaults_are_shown_with_their_case():
     assert con.cases[2].segfaults == []
     # shown, not failed on: some programs segfault on purpose
     assert console.case_failure(con.cases[1]) == "" and con.problems == []
+
+
+FIXTURE = "tests/fixtures/console/dl-server-hrtimer-32c-debug.log"
+
+
+def test_known_upstream_scheduler_warning_is_recorded_not_failed():
+    """A real console: 6.12's dl_server timer WARN and lockdep's report on printing it under the
+    rq lock are upstream scheduler code; they are recorded, and the case still passes."""
+    from pathlib import Path
+    text = Path(FIXTURE).read_text()
+    con = console.parse(text)
+    assert con.problems == [] and console.case_failure(con.cases[3]) == ""
+    assert [w.split(" (")[0] for w, _ in con.known] == ["lockdep on printk under the rq lock, printing that dl_server warning",
+                                                       "dl_server defer timer re-armed while its callback ran"]
+    assert "hrtimer_forward" in con.known[1][1] and "circular locking" in con.known[0][1]
+
+
+def test_the_same_reports_without_their_upstream_signature_fail():
+    from pathlib import Path
+    text = Path(FIXTURE).read_text()
+    # the WARN not from the dl_server timer: a kernel WARNING again (lockdep's report still names it)
+    con = console.parse(text.replace("dl_task_timer", "vr_shootdown"))
+    assert [r for r, _ in con.problems] == ["kernel WARNING"]
+    assert console.case_failure(con.cases[3]) == "kernel WARNING"
+    # a circular dependency that is not the printk of a hrtimer_forward WARN: both fail
+    con = console.parse(text.replace("hrtimer_forward", "vr_fault"))
+    assert sorted(r for r, _ in con.problems) == ["kernel WARNING", "lockdep report"]
+    # the header alone, with no report after it, is never taken for the known one
+    head = text.split("WARNING: possible circular")[0] + "WARNING: possible circular locking dependency detected\n"
+    assert [r for r, _ in console.parse(head).problems] == ["lockdep report"]

@@ -120,6 +120,9 @@ def _kernel_checks(manifest: dict, parsed, console: str, kernel_args, case_failu
     """What the kernel said during the whole boot (oopses, KUnit), into the manifest; its failures."""
     failures = []
     manifest["kernel_problems"] = [{"reason": r, "line": l} for r, l in parsed.problems]
+    manifest["kernel_known_upstream"] = [{"what": w, "line": l} for w, l in parsed.known]
+    for what, line in parsed.known:
+        print(f"  note: a known upstream kernel report, not failed on ({what}): {line}", flush=True)
     # Kernel messages that landed inside our marker lines: what the guest's recap supplied.
     manifest["console_recovered"] = {str(c.case_id): c.recovered for c in parsed.cases.values() if c.recovered}
     if parsed.problems and not case_failures:
