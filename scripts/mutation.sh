@@ -18,6 +18,8 @@ targets=(
   "queueing-model/vmscale_model/solvers.py|tests/test_model_solvers.py tests/test_model.py -k 'solvers or mva or bounded or closed_form or lock or reproducible'"
   "queueing-model/vmscale_model/fit.py|tests/test_model.py tests/test_model_study.py -k 'not cli'"
   "scripts/vmscale/sweep.py|tests/test_sweep.py -m 'not qemu' -k 'not slurm and not killed'"
+  "queueing-model/vmscale_model/hotstations.py|tests/test_model_hotstations.py"
+  "sim-configs/vmscale_gem5/hotlines.py|tests/test_hotlines.py -m 'not gem5'"
 )
 filter=${1:-}
 repo=$PWD

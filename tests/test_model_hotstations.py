@@ -30,6 +30,21 @@ def test_stations_take_transfers_and_latency_of_ranked_lines_only():
     assert (q["service"], q["service_from"], q["demand"]) == (22.0, "handoff", 22.0)
 
 
+def test_stations_edges_rank_order_top_and_which_service_time():
+    """The 'rest' row may come first and ranks need not be in order; top N keeps exactly ranks 1..N;
+    a hand-off time of 0 (never queued) falls back to the latency; a line with no service time is dropped."""
+    rows = [row("", "5", "5", "5", "nan", "rest"), row("3", "0.5", "0", "0", "10", "third"),
+            row("1", "1", "0", "0", "50", "h1", handoff="1"), row("2", "1", "0", "0", "30", "h0", handoff="0"),
+            row("4", "1", "0", "0", "0", "no time", handoff="0"), row("5", "1", "0", "0", "1", "one")]
+    st = {s["name"]: s for s in hs.stations(rows)}
+    assert sorted(st) == ["h0", "h1", "one", "third"]
+    assert (st["h1"]["service"], st["h1"]["service_from"]) == (1.0, "handoff")
+    assert (st["h0"]["service"], st["h0"]["service_from"]) == (30.0, "latency")
+    assert (st["one"]["service"], st["one"]["service_from"]) == (1.0, "latency")
+    assert sorted(s["name"] for s in hs.stations(rows, top=3)) == ["h0", "h1", "third"]
+    assert sorted(s["name"] for s in hs.stations(rows[::-1], top=2)) == ["h0", "h1"]
+
+
 def test_think_time_is_what_the_one_core_cost_leaves_and_mva_by_hand():
     one = {"visits": 1.0, "service": 10.0, "demand": 10.0, "name": "a", "kind": "kernel"}
     m = hs.model([one], 40.0)
@@ -40,9 +55,10 @@ def test_think_time_is_what_the_one_core_cost_leaves_and_mva_by_hand():
     # the same demand on two lines queues less: Q1 = 5/40 each, R2 = 2 x 5 x 1.125 = 11.25
     half = dict(one, demand=5.0)
     assert hs.predict(hs.model([half, half], 40.0), [2])[0] == pytest.approx(2 / 41.25)
-    with pytest.raises(ValueError, match="no think time"):
+    with pytest.raises(ValueError, match=r"^the hot lines' demand \(10 cycles per op\) is not below the 1-core "
+                       r"cost \(10\): no think time left$"):
         hs.model([one], 10.0)
-    with pytest.raises(ValueError, match="nothing to queue"):
+    with pytest.raises(ValueError, match="^no hot line with transfers and a measured latency: nothing to queue on$"):
         hs.model([], 10.0)
 
 
