@@ -80,6 +80,99 @@ def test_the_hand_off_time_counts_only_transfers_someone_was_already_waiting_for
     assert math.isnan(hotlines.per_line(hotlines.transfers(ev[:4]))[0x100].handoff)   # one move: never queued
 
 
+def test_the_hand_off_time_is_the_mean_of_back_to_back_gaps():
+    """Line 0x100: core 0 (miss from tick 0), then core 1 (waiting since 5), then core 2 (whose miss
+    began at tick 40, the very tick of the hand-off before: it counts as waiting) -> two busy gaps,
+    40 - 10 = 30 and 100 - 40 = 60: hand-off 45.  Line 0x200: a miss from tick 0 served second."""
+    ev = events((0, 0, "Store", "I", "IM", 0x100), (5, 1, "Store", "I", "IM", 0x100),
+                (10, 2, "Fwd_GETX", "M", "I", 0x100), (30, 0, "Data_all_Acks", "IM", "M", 0x100),
+                (40, 0, "Fwd_GETX", "M", "I", 0x100), (40, 2, "Store", "I", "IM", 0x100),
+                (60, 1, "Data_all_Acks", "IM", "M", 0x100), (100, 1, "Fwd_GETX", "M", "I", 0x100),
+                (130, 2, "Data_all_Acks", "IM", "M", 0x100))
+    moves = hotlines.transfers(ev)
+    assert [(t.requester, t.start, t.latency) for t in moves] == [(0, 0, 30), (1, 5, 55), (2, 40, 90)]
+    c = hotlines.per_line(moves)[0x100]
+    assert (c.busy_sum, c.busy_n, c.handoff, c.mean_latency) == (90, 2, 45, 175 / 3)
+    ev = events((0, 3, "Store", "I", "IM", 0x200), (0, 1, "Store", "I", "IM", 0x200),
+                (2, 0, "Fwd_GETX", "M", "I", 0x200), (20, 3, "Data_all_Acks", "IM", "M", 0x200),
+                (25, 3, "Fwd_GETX", "M", "I", 0x200), (50, 1, "Data_all_Acks", "IM", "M", 0x200))
+    c = hotlines.per_line(hotlines.transfers(ev))[0x200]
+    assert (c.busy_n, c.handoff, dict(c.pairs)) == (1, 23, {(0, 3): 1, (3, 1): 1})
+
+
+def test_an_upgrades_invalidation_is_not_a_hand_off():
+    """Core 1 gets the line at 20; core 2's upgrade invalidates core 3's copy at 30; core 4, waiting since
+    28, gets the line at 60.  The hand-off before 60 is the one at 20 (the invalidation hands nothing
+    over), and core 4 was not yet waiting then: no busy gap.  The eviction-only line has no latency."""
+    ev = events((10, 1, "Store", "I", "IM", 0x600), (20, 0, "Fwd_GETX", "M", "I", 0x600),
+                (22, 1, "Data_all_Acks", "IM", "M", 0x600), (25, 2, "Store", "S", "SM", 0x600),
+                (28, 4, "Store", "I", "IM", 0x600), (30, 3, "Inv", "S", "I", 0x600),
+                (45, 2, "Ack_all", "SM", "M", 0x600), (60, 2, "Fwd_GETX", "M", "I", 0x600),
+                (90, 4, "Data_all_Acks", "IM", "M", 0x600), (95, 5, "Inv", "S", "I", 0x640))
+    moves = hotlines.transfers(ev)
+    assert [(t.kind, t.requester) for t in moves] == [("getx", 1), ("inv", 2), ("getx", 4), ("inv", -1)]
+    lines = hotlines.per_line(moves)
+    assert lines[0x600].busy_n == 0 and math.isnan(lines[0x600].handoff)
+    assert lines[0x600].mean_latency == (12 + 20 + 62) / 3 and math.isnan(lines[0x640].mean_latency)
+
+
+def test_the_oldest_miss_wins_whatever_its_request():
+    """A GETX from tick 10 and a GETS from tick 20 wait on a modified line: the GETX is served."""
+    ev = events((10, 1, "Store", "I", "IM", 0x400), (20, 2, "Load", "I", "IS", 0x400),
+                (30, 0, "Fwd_GETX", "M", "I", 0x400), (70, 1, "Data_all_Acks", "IM", "M", 0x400))
+    [t] = hotlines.transfers(ev)
+    assert (t.requester, t.request, t.latency) == (1, "GETX", 60)
+
+
+def test_an_instruction_fetch_of_a_line_another_core_holds():
+    ev = events((10, 1, "Ifetch", "NP", "IS", 0x500), (15, 0, "Fwd_GET_INSTR", "E", "S", 0x500),
+                (40, 1, "DataS_fromL1", "IS", "S", 0x500))
+    [t] = hotlines.transfers(ev)
+    assert (t.kind, t.owner, t.requester, t.request, t.latency) == ("gets", 0, 1, "GET_INSTR", 30)
+
+
+def test_the_filter_keeps_moves_and_misses_only():
+    ev = lambda e, st, nx: hotlines.Event(1, 0, e, st, nx, 0x40)
+    assert not hotlines.keep(ev("Store", "E", "M"))        # a silent store hit on an exclusive line
+    assert not hotlines.keep(ev("WB_Ack", "M_I", "NP"))    # a writeback completing is no miss
+    assert not hotlines.keep(ev("Load", "S", "S"))         # a hit
+    assert hotlines.keep(ev("Data_all_Acks", "IM", "M")) and hotlines.keep(ev("Inv", "S", "I"))
+
+
+def test_the_filter_program_reads_a_trace_and_writes_the_kept_events(tmp_path, capsys):
+    """python -m vmscale_gem5.hotlines IN OUT.gz, as vmscale_fs.py runs it beside gem5 (IN is a FIFO
+    there; a file reads the same): the kept events in the compact form, written whole."""
+    import gzip
+    lines = [raw(10, 0, "Store", "I", "IM", 0x1234), raw(12, 0, "Load", "M", "M", 0x40),
+             "%15d %3s %10s%20s %6s>%-6s %s" % (13, 0, "L2Cache", "L1_GETX", "NP", "ISS", "[0x1234, line 0x1200]"),
+             raw(15, 1, "Fwd_GETX", "M", "I", 0x1234), "not a trace line",
+             raw(40, 0, "Data_all_Acks", "IM", "M", 0x1234)]
+    src = tmp_path / "trace"
+    # gem5 prints whatever a transition names; a byte that is not UTF-8 must not stop the filter
+    src.write_bytes(("\n".join(lines) + "\n").encode().replace(b"not a trace", b"not a \xff trace"))
+    out = tmp_path / "events.gz"
+    hotlines.main([str(src), str(out)])
+    kept = gzip.open(out, "rt").read()
+    assert kept == "10 0 Store I IM 1200\n15 1 Fwd_GETX M I 1200\n40 0 Data_all_Acks IM M 1200\n"
+    assert not (tmp_path / "events.gz.partial").exists()
+    assert capsys.readouterr().err == "hotlines: 6 trace lines read\n"
+    # as vmscale_fs.py starts it: a module run with its two arguments
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "vmscale_gem5.hotlines", str(src), str(tmp_path / "m.gz")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and r.stderr == "hotlines: 6 trace lines read\n", r.stderr
+    assert gzip.open(tmp_path / "m.gz", "rt").read() == kept
+    # the compact form reads back as the same events
+    assert [t.latency for t in hotlines.transfers(hotlines.read_events(kept.splitlines()))] == [30]
+
+
+def test_a_roi_holds_the_events_at_its_end_tick_and_a_stray_end_is_ignored():
+    assert hotlines.read_rois("begin 1\nend 2\nend 3\n") == [(1, 2)]
+    ev = events((100, 0, "Fwd_GETX", "M", "I", 0), (200, 0, "Fwd_GETX", "M", "I", 0))
+    assert [[e.tick for e in part] for part in hotlines.split_rois(ev, [(100, 200)])] == [[100, 200]]
+
+
 def test_rois_split_the_events_and_an_unended_roi_is_dropped():
     rois = hotlines.read_rois("begin 100\nend 200\nbegin 300\nend 400\nbegin 500\n")
     assert rois == [(100, 200), (300, 400)]
