@@ -321,6 +321,7 @@ static const char *const vmstat_keys[] = {
 	"vmscale_rcu_fallback_writer", "vmscale_rcu_fallback_novma",
 	"vmscale_rcu_fallback_unsupported", "vmscale_rcu_fallback_pgtable",
 	"vmscale_rcu_fallback_race", "vmscale_rcu_fallback_nomem",
+	"vmscale_pagecache_locked",
 	/* from /proc/refcache, prefixed */
 	"refcache_epoch", "refcache_conflict_evictions", "refcache_flush_evictions",
 	"refcache_queued", "refcache_dirty_requeues", "refcache_weak_requeues",

@@ -18,8 +18,10 @@ static const struct param params[] = {
 	{ "iters", "500", "page reads per thread" },
 	{ "file_pages", "256", "size of the shared file in pages" },
 	{ "pread", "1", "1: read each page with pread" },
+	{ "bytes", "4096", "bytes each pread reads from the page's start (8..4096, a multiple of 8): fewer make the lookup a larger share of the read" },
 	{ "mmap", "1", "1: also map the page and fault it in" },
 	{ "dir", "/var/tmp", "directory for the file (the guest's root is ext2)" },
+	{ "evict", "0", "N>0: every N reads thread 0 drops the file's clean pages (races lookups with removal and refill)" },
 	{ NULL }
 };
 
@@ -27,14 +29,33 @@ static const struct param params[] = {
 static int fd;
 static char path[4096];
 
+/* The first @bytes of the page at file offset @off, as fill_page() wrote them. */
+static void check_words(struct worker *w, const uint64_t *buf, off_t off, size_t bytes)
+{
+	for (size_t i = 0; i < bytes / 8; i++) {
+		uint64_t want = (uint64_t)off + 8 * i + ((uint64_t)GEN << 48);
+
+		if (buf[i] != want) {
+			if (w->errors < 4)
+				fprintf(stderr, "pagecache: thread %d: CORRUPT word %zu at offset 0x%llx: "
+					"0x%llx, expected 0x%llx\n", w->tid, i, (long long)off,
+					(unsigned long long)buf[i], (unsigned long long)want);
+			w->errors++;
+			return;
+		}
+	}
+}
+
 static int setup(int n)
 {
-	long long np = param_int("file_pages");
+	long long np = param_int("file_pages"), bytes = param_int("bytes");
 	static uint64_t buf[WORDS_PER_PAGE];
 
 	(void)n;
 	if (np < 1)
 		die("file_pages must be >= 1");
+	if (bytes < 8 || bytes > (long long)PAGE_SIZE || bytes % 8)
+		die("bytes must be a multiple of 8 from 8 to %lu", PAGE_SIZE);
 	snprintf(path, sizeof(path), "%s/vmscale-pagecache-%d", param_str("dir"), getpid());
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0)
@@ -52,15 +73,20 @@ static void run(struct worker *w)
 {
 	long long iters = param_int("iters"), np = param_int("file_pages");
 	int use_pread = param_int("pread"), use_mmap = param_int("mmap");
+	long long evict = param_int("evict");
+	size_t bytes = param_int("bytes");
 	static __thread uint64_t buf[WORDS_PER_PAGE];
 
 	for (long long i = 0; i < iters; i++) {
 		off_t off = (xorshift(&w->rng) % np) * PAGE_SIZE;
 
 		if (use_pread) {
-			if (pread(fd, buf, PAGE_SIZE, off) != (ssize_t)PAGE_SIZE)
+			if (pread(fd, buf, bytes, off) != (ssize_t)bytes)
 				die("thread %d: pread: %s", w->tid, strerror(errno));
-			check_page(w, buf, off, GEN);
+			if (bytes == PAGE_SIZE)
+				check_page(w, buf, off, GEN);
+			else
+				check_words(w, buf, off, bytes);
 		}
 		if (use_mmap) {
 			char *p = mmap(NULL, PAGE_SIZE, PROT_READ, MAP_SHARED, fd, off);
@@ -71,6 +97,14 @@ static void run(struct worker *w)
 			munmap(p, PAGE_SIZE);
 		}
 		w->ops++;
+		/*
+		 * Eviction takes pages out of the cache (their refcount frozen
+		 * under the mapping's lock) while the others look them up; the
+		 * next read brings them back from disk with the same contents.
+		 */
+		if (evict > 0 && w->tid == 0 && w->ops % (uint64_t)evict == 0 &&
+		    (errno = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)))
+			die("thread 0: posix_fadvise: %s", strerror(errno));
 	}
 }
 

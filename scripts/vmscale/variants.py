@@ -9,7 +9,7 @@ from vmscale.errors import VmscaleError
 
 _UPSTREAM = {"vm/vmscale_fault": "stock", "vm/vmscale_lazy_mm": "atomic",
              "vm/vmscale_as": "stock", "vm/vmscale_radix_share": "atomic",
-             "vm/vmscale_radix_pt": "shared"}
+             "vm/vmscale_radix_pt": "shared", "vm/vmscale_pagecache": "lockless"}
 
 VARIANTS = {
     # name: {sysctl path under /proc/sys: value}; every variant sets every switch, since
@@ -32,6 +32,9 @@ VARIANTS = {
     # ... with a shared page's mappings counted by the page's refcount: Refcache's part of
     # RadixVM Figure 8 without the broadcast shootdowns of shared tables.
     "radixvm-percore-atomic": {**_UPSTREAM, "vm/vmscale_as": "radixvm", "vm/vmscale_radix_pt": "percore"},
+    # Piggin's baseline: page-cache lookups under the mapping's lock, as before the
+    # lockless page cache (2.6.27); everything else as stock.
+    "pagecache-locked": {**_UPSTREAM, "vm/vmscale_pagecache": "locked"},
 }
 # The counter the `refcount` workload uses under each variant (RadixVM Figure 8).
 COUNTER = {"refcache": "refcache", "percpu-ref": "percpu"}
