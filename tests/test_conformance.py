@@ -9,7 +9,7 @@ import pytest
 from conftest import vmscale
 
 pytestmark = pytest.mark.qemu
-VARIANTS = ["stock", "rwlock", "rcu", "radixvm", "radixvm-percore"]
+VARIANTS = ["stock", "rwlock", "rcu", "radixvm", "radixvm-percore", "pagecache-locked"]
 # Refused by design, with the errno the README's table of region semantics gives.
 REFUSED = {}
 

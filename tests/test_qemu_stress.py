@@ -12,7 +12,7 @@ from conftest import vmscale
 
 pytestmark = pytest.mark.qemu
 VARIANTS = "stock,rwlock,rcu"
-ALL_VARIANTS = "stock,rwlock,rcu,radixvm,radixvm-percore"
+ALL_VARIANTS = "stock,rwlock,rcu,radixvm,radixvm-percore,pagecache-locked"
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -60,7 +60,7 @@ def _expected():
 
 
 def test_kernel_selftests_in_every_design_fail_only_as_listed(qemu_ready, tmp_path):
-    """The kernel's mm selftests that build here (all but the long ones) under all five
+    """The kernel's mm selftests that build here (all but the long ones) under all six
     designs in one boot: a test passes or skips, or fails with the status selftests.expect
     gives it for every design (the guest's configuration: stock fails it too) or for the
     RadixVM region (a feature refused there).  Every listed failure is seen as listed, so
@@ -71,7 +71,7 @@ def test_kernel_selftests_in_every_design_fail_only_as_listed(qemu_ready, tmp_pa
                 "--kernel-variant", ALL_VARIANTS, "--param", f"selftests.tests={','.join(tests)}",
                 "--param", "selftests.limit=180", "--out", tmp_path / "st", "--timeout", 1800)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr
-    rows = {row["kernel_variant"]: row for row in _check(tmp_path / "st", 8, 5)}
+    rows = {row["kernel_variant"]: row for row in _check(tmp_path / "st", 8, len(ALL_VARIANTS.split(",")))}
     expect = _expected()
     stock = rows["stock"]["exit_codes"]
     for variant, row in rows.items():
