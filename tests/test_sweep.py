@@ -252,3 +252,70 @@ def test_real_slurm_runs_the_sweep_array(workloads_built, slurm, tmp_path):
     assert "jobs: 4 complete" in st.stdout and "points: 8 complete, 0 failed" in st.stdout, st.stdout
     assert len((out / "table.csv").read_text().splitlines()) == 1 + 8
     assert len(list((out / "slurm" / "logs").glob("*.out"))) == 4
+
+
+def _shipped_sweeps():
+    """(spec, jobs.json) pairs that real sweeps wrote into results/ (sweep-X.toml beside jobs-X.json)."""
+    out = []
+    for spec in sorted((REPO / "results").glob("*/sweep*.toml")):
+        stored = spec.with_name("jobs" + spec.stem[len("sweep"):] + ".json")
+        if stored.is_file():
+            out.append((spec, stored))
+    return out
+
+
+@pytest.mark.parametrize("spec_path,stored", _shipped_sweeps(),
+                         ids=lambda p: f"{p.parent.name}/{p.name}" if hasattr(p, "parent") else str(p))
+def test_ids_of_sweeps_already_run_are_what_this_code_computes(spec_path, stored):
+    """A sweep directory names its jobs and points by these IDs, and resuming it finds them again:
+    the IDs that earlier runs wrote (results/*/jobs*.json) must be the ones computed now, whatever
+    the spec's key order, with each job's cores, parameters and gem5 options as stored."""
+    spec = sweep.load(spec_path)
+    want = json.loads(stored.read_text())
+    got = {j.id: j for j in sweep.jobs(spec)}
+    assert set(got) == {j["id"] for j in want}
+    for j in want:
+        job = got[j["id"]]
+        assert (job.cores, sorted(job.params), job.gem5, job.rep) == (j["cores"], sorted(j["params"]), j["gem5"], j["rep"])
+        assert {p.id for p in job.points} == {p["id"] for p in j["points"]}
+
+
+def test_spec_name_repetitions_and_gem5_options_are_read():
+    text = """
+name = "mine"
+backend = "gem5"
+repetitions = 3
+[axes]
+cores = [1, 2]
+kernel_variant = ["stock"]
+workload = ["refcount"]
+[fixed]
+"gem5.cpu" = "timing"
+"gem5.l2-assoc" = 64
+"""
+    spec = sweep.parse(__import__("tomllib").loads(text), text)
+    assert spec.name == "mine" and spec.repetitions == 3
+    points = sweep.expand(spec)
+    assert sorted(p.rep for p in points) == [0, 0, 1, 1, 2, 2]
+    jobs = sweep.jobs(spec)
+    assert len(jobs) == 6 and all(j.gem5 == {"cpu": "timing", "l2-assoc": "64"} for j in jobs)
+    # each repetition its own job, named by its cores and rep
+    assert sorted(j.id[:8] for j in jobs) == ["001c-r0-", "001c-r1-", "001c-r2-", "002c-r0-", "002c-r1-", "002c-r2-"]
+
+
+def test_the_backends_core_limit_is_inclusive():
+    from vmscale.backends import get_backend
+    limit = get_backend("gem5").CORE_LIMIT
+    at = f'backend = "gem5"\n[axes]\ncores = [{limit}]\nkernel_variant = ["stock"]\nworkload = ["refcount"]\n'
+    assert sweep.jobs(sweep.parse(__import__("tomllib").loads(at), at))[0].cores == limit
+    over = at.replace(f"[{limit}]", f"[{limit + 1}]")
+    with pytest.raises(VmscaleError, match=f"{limit + 1} cores is above what gem5 supports"):
+        sweep.parse(__import__("tomllib").loads(over), over)
+
+
+@pytest.mark.parametrize("value", ["5", '"stock"', "[]", '["rcu"]'])
+def test_per_workload_variants_must_be_a_list_of_the_sweeps_variants(value):
+    text = (f'backend = "native"\n[axes]\ncores = [1]\nkernel_variant = ["stock", "rwlock"]\n'
+            f'workload = ["local"]\n[variants]\nlocal = {value}\n')
+    with pytest.raises(VmscaleError, match=r"\[variants\]: local = .* must be a non-empty list drawn from"):
+        sweep.parse(__import__("tomllib").loads(text), text)
