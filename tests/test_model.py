@@ -215,3 +215,31 @@ def test_a_table_of_boards_and_roi_sizes_is_fitted_one_curve_at_a_time(tmp_path)
     assert tf.fit.params()["think"] == pytest.approx(100, rel=1e-3)
     assert fit.fit_table(path, "refcount", "stock", board="", ops_per_thread=2000).fit.params()["think"] == \
         pytest.approx(300, rel=1e-3)
+
+
+def test_load_table_keeps_exactly_the_rows_of_one_curve_wherever_they_stand(tmp_path):
+    """Each filter drops only its own rows, also when they come before the kept ones, and the ROI
+    size per thread divides by the threads a case ran (not its cores) when the row says so."""
+    path = tmp_path / "t.csv"
+    head = ["workload", "kernel_variant", "backend", "gem5.board", "cores", "threads", "ops", "ok", "cycles_per_op"]
+    rows = [("local", "stock", "gem5", "", 2, "", 100, "True", 1),          # another workload
+            ("fault", "rcu", "gem5", "", 2, "", 100, "True", 2),            # another variant
+            ("fault", "stock", "qemu", "", 2, "", 100, "True", 3),          # another backend
+            ("fault", "stock", "gem5", "l2_assoc=64", 2, "", 100, "True", 4),   # another board
+            ("fault", "stock", "gem5", "", 2, 2, 200, "True", 5),           # another ROI size: 100 per thread
+            ("fault", "stock", "gem5", "", 2, "", 100, "false", 6),         # failed, in each spelling
+            ("fault", "stock", "gem5", "", 2, "", 100, "0", 7),
+            ("fault", "stock", "gem5", "", 2, "", 100, "False", 8),
+            ("fault", "stock", "gem5", "", 4, 2, 100, "True", 9),           # 2 of 4 cores ran: 50 per thread
+            ("fault", "stock", "gem5", "", 2, "", 100, "True", 10)]         # no threads column value: per core
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(head)
+        w.writerows(rows)
+    got = fit.load_table(path, workload="fault", variant="stock", backend="gem5", board="", ops_per_thread=50)
+    assert [r["cycles_per_op"] for r in got] == ["9", "10"]
+    assert [r["cycles_per_op"] for r in fit.load_table(path, workload="fault", variant="stock", backend="gem5",
+                                                        board="", ops_per_thread=100)] == ["5"]
+    assert [r["cycles_per_op"] for r in fit.load_table(path, variant="rcu")] == ["2"]
+    assert [r["cycles_per_op"] for r in fit.load_table(path, backend="qemu")] == ["3"]
+    assert [r["cycles_per_op"] for r in fit.load_table(path, board="l2_assoc=64")] == ["4"]

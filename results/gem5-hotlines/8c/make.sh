@@ -24,5 +24,9 @@ run() {
 run refcount --workload refcount --kernel-variant stock,refcache,percpu-ref --param refcount.iters=2000 --param refcount.chunk=1000
 run fault --workload fault --kernel-variant stock,rwlock,rcu --param fault.iters=1 --param fault.pages=64 --param fault.mmap_pct=0 &
 run local --workload local --kernel-variant stock,radixvm-percore --param local.iters=10 &
+# Added with kernel 0023 (a checkpoint of kernel 0001-0023): Piggin's locked vs lockless page-cache
+# lookups, 300 64-byte preads of random pages of one 64-page file per thread.
+run pagecache --workload pagecache --kernel-variant stock,pagecache-locked --param pagecache.iters=300 \
+    --param pagecache.file_pages=64 --param pagecache.mmap=0 --param pagecache.bytes=64
 wait
 echo "$(date +%T) all done"

@@ -1,0 +1,1 @@
+/opt/gem5-v24/gem5.opt -d /work/hlpc/pagecache.partial/m5out /work/main/sim-configs/vmscale_fs.py --kernel /work/main/build/kernel/normal/vmlinux --disk /work/main/build/image/vmscale.img --mode restore --cpu timing --checkpoint-dir /work/main/build/checkpoints/8c-d4d17092480bec2d --script /work/hlpc/pagecache.partial/run.sh --cores 8 --hotlines 1
