@@ -201,12 +201,13 @@ void fill_page(void *page, uint64_t key, uint64_t gen)
 		inject_corruption(&w[7]);
 }
 
-uint64_t check_page(struct worker *wk, const void *page, uint64_t key, uint64_t gen)
+/* The first @nwords words of a page filled by fill_page(@key, @gen). */
+uint64_t check_words(struct worker *wk, const void *page, uint64_t key, uint64_t gen, size_t nwords)
 {
 	const volatile uint64_t *w = page;
 	uint64_t bad = 0;
 
-	for (size_t i = 0; i < WORDS_PER_PAGE; i++) {
+	for (size_t i = 0; i < nwords; i++) {
 		uint64_t want = key + 8 * i + (gen << 48);
 
 		if (w[i] != want) {
@@ -221,6 +222,11 @@ uint64_t check_page(struct worker *wk, const void *page, uint64_t key, uint64_t 
 	if (bad)
 		wk->errors++;
 	return bad;
+}
+
+uint64_t check_page(struct worker *wk, const void *page, uint64_t key, uint64_t gen)
+{
+	return check_words(wk, page, key, gen, WORDS_PER_PAGE);
 }
 
 uint64_t touch_fresh_page(struct worker *wk, void *page)

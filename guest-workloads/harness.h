@@ -64,6 +64,7 @@ const char *param_str(const char *name);
 /* Verification: word i of a page holds key + 8*i + (gen << 48). */
 void fill_page(void *page, uint64_t key, uint64_t gen);
 uint64_t check_page(struct worker *w, const void *page, uint64_t key, uint64_t gen);
+uint64_t check_words(struct worker *w, const void *page, uint64_t key, uint64_t gen, size_t nwords);
 /*
  * First touch of a fresh anonymous page: a write (so the fault is a write
  * fault, as in the papers' benchmarks, not a zero-page read plus a COW),

@@ -29,23 +29,6 @@ static const struct param params[] = {
 static int fd;
 static char path[4096];
 
-/* The first @bytes of the page at file offset @off, as fill_page() wrote them. */
-static void check_words(struct worker *w, const uint64_t *buf, off_t off, size_t bytes)
-{
-	for (size_t i = 0; i < bytes / 8; i++) {
-		uint64_t want = (uint64_t)off + 8 * i + ((uint64_t)GEN << 48);
-
-		if (buf[i] != want) {
-			if (w->errors < 4)
-				fprintf(stderr, "pagecache: thread %d: CORRUPT word %zu at offset 0x%llx: "
-					"0x%llx, expected 0x%llx\n", w->tid, i, (long long)off,
-					(unsigned long long)buf[i], (unsigned long long)want);
-			w->errors++;
-			return;
-		}
-	}
-}
-
 static int setup(int n)
 {
 	long long np = param_int("file_pages"), bytes = param_int("bytes");
@@ -83,10 +66,7 @@ static void run(struct worker *w)
 		if (use_pread) {
 			if (pread(fd, buf, bytes, off) != (ssize_t)bytes)
 				die("thread %d: pread: %s", w->tid, strerror(errno));
-			if (bytes == PAGE_SIZE)
-				check_page(w, buf, off, GEN);
-			else
-				check_words(w, buf, off, bytes);
+			check_words(w, buf, off, GEN, bytes / 8);
 		}
 		if (use_mmap) {
 			char *p = mmap(NULL, PAGE_SIZE, PROT_READ, MAP_SHARED, fd, off);

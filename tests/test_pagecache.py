@@ -13,6 +13,7 @@ pytestmark = pytest.mark.qemu
 VARIANTS = ["stock", "pagecache-locked"]
 # stress-ng stressors whose every operation goes through page-cache lookups
 STRESSORS = "readahead:20,sendfile:200,seek:200,hdd:20,msync:50,splice:200"
+STRESSORS_NAMES = [s.split(":")[0] for s in STRESSORS.split(",")]
 
 
 def test_locked_and_lockless_lookups_race_eviction_on_the_debug_kernel(debug_kernel, tmp_path):
@@ -46,5 +47,3 @@ def test_locked_and_lockless_lookups_race_eviction_on_the_debug_kernel(debug_ker
     assert failed["pagecache-locked"] <= failed["stock"], rows[("pagecache-locked", "stressng")]
     assert rows[("stock", "stressng")]["ops"] >= 4      # most stressors pass, so they ran
 
-
-STRESSORS_NAMES = [s.split(":")[0] for s in STRESSORS.split(",")]
