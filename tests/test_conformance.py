@@ -1,30 +1,53 @@
-"""Third-party conformance (stress-ng's VM stressors, each with --verify) under every kernel
-design at 8 vCPUs, in one boot.  A design may fail only what stock fails too, or what the
-README lists as refused with a clear errno (today nothing that these stressors do)."""
+"""Third-party conformance under every kernel design: stress-ng's VM stressors (each with
+--verify) at 8 vCPUs in one boot, and, on the debug kernel (lockdep, DEBUG_VM) at 32 vCPUs, the
+kernel's mm selftests and the stressors again, with several instances of each, in one boot.
+A design may fail only what stock fails too, or what the README lists as refused."""
 
 import json
 
 import pytest
 
+from conformance import VARIANTS, check_selftests, check_stressng, rows_of
 from conftest import vmscale
 
 pytestmark = pytest.mark.qemu
-VARIANTS = ["stock", "rwlock", "rcu", "radixvm", "radixvm-percore", "pagecache-locked"]
-# Refused by design, with the errno the README's table of region semantics gives.
-REFUSED = {}
+# Selftests the 8-vCPU run (tests/test_qemu_stress.py) judges and this one leaves out, and why:
+# their verdict or cost at 32 vCPUs follows the machine's size, not the design.
+NOT_AT_32 = {
+    "uffd-stress": "one thread per CPU bouncing pages: over 300 s per run at 32 TCG vCPUs of the debug kernel",
+    "virtual_address_range": "fails at 8 vCPUs by running 896 MiB out of memory; 32 vCPUs get 1,280 MiB and it passes",
+}
 
 
 def test_stress_ng_vm_stressors_under_every_design(qemu_ready, tmp_path):
     out = tmp_path / "sng"
     r = vmscale("run", "--backend", "qemu", "--cores", 8, "--workload", "stressng",
                 "--kernel-variant", ",".join(VARIANTS), "--out", out, "--timeout", 2400)
-    rows = {row["kernel_variant"]: row for row in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
-    assert set(rows) == set(VARIANTS), (r.stdout[-2000:], r.stderr)
+    assert (out / "results.jsonl").exists(), (r.stdout[-2000:], r.stderr)
     assert json.loads((out / "manifest.json").read_text())["kernel_problems"] == []
-    failed = {v: {name for name, rc in row["exit_codes"].items() if rc not in (0, 3, 4)} for v, row in rows.items()}
-    stock = failed["stock"]
-    assert rows["stock"]["ops"] >= 10, rows["stock"]   # the stressors ran, and most pass on stock
-    for v in VARIANTS:
-        assert failed[v] - stock <= REFUSED.get(v, set()), (v, failed[v], rows[v]["exit_codes"])
-        # every stressor ran to a verdict under every design
-        assert set(rows[v]["exit_codes"]) == set(rows["stock"]["exit_codes"]), v
+    check_stressng(rows_of(out, "stressng"), VARIANTS)
+
+
+def test_conformance_on_the_debug_kernel_at_32_vcpus(debug_kernel, tmp_path):
+    """Issue 18's debug-kernel conformance: selftests and stress-ng (4 instances of each
+    stressor, so faults, forks and munmaps of one design race on many vCPUs) under all six
+    designs, every lock and VM_BUG_ON checked; any kernel report fails the run."""
+    from vmscale import kernel
+    tests = [t for t in kernel.SELFTESTS if t not in kernel.SELFTESTS_LONG and t not in NOT_AT_32]
+    out = tmp_path / "c32"
+    r = vmscale("run", "--backend", "qemu", "--flavor", "debug", "--cores", 32,
+                "--workload", "selftests,stressng", "--kernel-variant", ",".join(VARIANTS),
+                "--param", f"selftests.tests={','.join(tests)}", "--param", "selftests.limit=300",
+                "--param", "stressng.workers=4", "--param", "stressng.timeout=300",
+                "--out", out, "--timeout", 3600)
+    assert (out / "results.jsonl").exists(), (r.stdout[-3000:], r.stderr)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["kernel_problems"] == [], manifest["kernel_problems"]
+    assert "Lock dependency validator" in (out / "console.log").read_text()   # lockdep was on
+    selftests, stressng = rows_of(out, "selftests"), rows_of(out, "stressng")
+    for row in [*selftests.values(), *stressng.values()]:
+        assert row["booted_cpus"] == 32, row
+    counts = check_selftests(selftests, tests)
+    passed = check_stressng(stressng, VARIANTS)
+    print("selftests (passed, skipped, listed failures, retried):", counts)
+    print("stress-ng stressors passed:", passed)

@@ -3,17 +3,15 @@
 The runner fails a case on any oops, BUG, WARNING, lockdep or KASAN report in the console."""
 
 import json
-import warnings
-from pathlib import Path
 
 import pytest
 
+from conformance import check_selftests, rows_of
 from conftest import vmscale
 
 pytestmark = pytest.mark.qemu
 VARIANTS = "stock,rwlock,rcu"
 ALL_VARIANTS = "stock,rwlock,rcu,radixvm,radixvm-percore,pagecache-locked"
-REPO = Path(__file__).resolve().parent.parent
 
 
 def _check(run_dir, cores, n_cases):
@@ -49,16 +47,6 @@ def test_stress_at_32_vcpus(qemu_ready, debug_kernel, tmp_path, flavor):
     _check(tmp_path / "s32", 32, 3)
 
 
-def _expected():
-    """guest-workloads/selftests.expect: {(mode, test): status}."""
-    out = {}
-    for line in (REPO / "guest-workloads" / "selftests.expect").read_text().splitlines():
-        words = line.split("#")[0].split()
-        if words:
-            out[(words[0], words[1])] = int(words[2])
-    return out
-
-
 def test_kernel_selftests_in_every_design_fail_only_as_listed(qemu_ready, tmp_path):
     """The kernel's mm selftests that build here (all but the long ones) under all six
     designs in one boot: a test passes or skips, or fails with the status selftests.expect
@@ -71,28 +59,5 @@ def test_kernel_selftests_in_every_design_fail_only_as_listed(qemu_ready, tmp_pa
                 "--kernel-variant", ALL_VARIANTS, "--param", f"selftests.tests={','.join(tests)}",
                 "--param", "selftests.limit=180", "--out", tmp_path / "st", "--timeout", 1800)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr
-    rows = {row["kernel_variant"]: row for row in _check(tmp_path / "st", 8, len(ALL_VARIANTS.split(",")))}
-    expect = _expected()
-    stock = rows["stock"]["exit_codes"]
-    for variant, row in rows.items():
-        mode = variant if variant == "radixvm-percore" else "radixvm" if variant.startswith("radixvm") else "stock"
-        assert row["mode"] == mode and set(row["exit_codes"]) == set(tests)
-        for t, rc in row["exit_codes"].items():
-            want = expect.get((mode, t), expect.get(("radixvm", t)) if mode == "radixvm-percore" else None)
-            want = expect.get(("all", t)) if want is None else want
-            if want is not None:
-                assert rc == want, (variant, t, rc, "listed as", want)
-            else:
-                assert rc in (0, 4), (variant, t, rc)
-        assert row["unexpected_passes"] == [] and row["errors"] == 0
-        assert row["ops"] + row["skipped"] + row["expected_failures"] == len(tests)
-        for t in row["retried"]:
-            warnings.warn(f"selftest {t} under {variant} passed only on its retry (a flake)")
-    # What fails in every design fails under stock, the unpatched paths, too.
-    for (mode, t), want in expect.items():
-        if mode == "all" and t in tests:
-            assert stock[t] == want, (t, stock[t])
-    # The region's differences are differences: stock passes or skips those tests.
-    for (mode, t), want in expect.items():
-        if mode in ("radixvm", "radixvm-percore") and t in tests:
-            assert stock[t] in (0, 4) and rows[mode]["exit_codes"][t] == want, t
+    _check(tmp_path / "st", 8, len(ALL_VARIANTS.split(",")))
+    check_selftests(rows_of(tmp_path / "st", "selftests"), tests)
