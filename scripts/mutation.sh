@@ -5,6 +5,7 @@
 # diffs.  Slow (minutes per module on 2 cores), so not part of the default test command.
 #   bash scripts/mutation.sh            # every target below
 #   bash scripts/mutation.sh compare    # the targets whose name contains "compare"
+#   MUTATION_FRESH=1 bash scripts/mutation.sh fit   # forget the kept results: every mutant again
 # Needs the project's .venv (bash scripts/setup.sh); installs mutmut 2.4.5 into it.  Results
 # (counts, each survivor's diff, mutmut's database) go to build/mutation/.
 set -euo pipefail
@@ -40,6 +41,13 @@ for t in "${targets[@]}"; do
   [[ -n "$filter" && "$module" != *"$filter"* ]] && continue
   name=$(basename "$module" .py)
   echo "== $module  (tests: $tests)"
+  # A module's earlier results are kept: mutmut re-tests only the mutants that were not killed
+  # (after new tests: minutes, not the hour a full run takes).  MUTATION_FRESH=1 starts over.
+  rm -f .mutmut-cache
+  if [[ -f "$out/$name.sqlite" && -z "${MUTATION_FRESH:-}" ]]; then
+    cp "$out/$name.sqlite" .mutmut-cache
+    echo "   (re-testing the survivors of $out/$name.sqlite)"
+  fi
   "$py" -m mutmut run --paths-to-mutate "$module" --no-progress \
       --runner "$py -m pytest -x -q -p no:cacheprovider -o addopts='' $tests" >"$out/$name.log" 2>&1 || true
   # every survivor, shown as the change that no test noticed

@@ -28,10 +28,13 @@ def test_stress_ng_vm_stressors_under_every_design(qemu_ready, tmp_path):
     check_stressng(rows_of(out, "stressng"), VARIANTS)
 
 
+@pytest.mark.slow
 def test_conformance_on_the_debug_kernel_at_32_vcpus(debug_kernel, tmp_path):
     """Issue 18's debug-kernel conformance: selftests and stress-ng (4 instances of each
     stressor, so faults, forks and munmaps of one design race on many vCPUs) under all six
-    designs, every lock and VM_BUG_ON checked; any kernel report fails the run."""
+    designs, every lock and VM_BUG_ON checked; any kernel report fails the run.  About 35
+    minutes on 2 host CPUs, so in the slow tier (-m slow); its last run is kept in
+    results/qemu-debug-conformance/."""
     from vmscale import kernel
     tests = [t for t in kernel.SELFTESTS if t not in kernel.SELFTESTS_LONG and t not in NOT_AT_32]
     out = tmp_path / "c32"

@@ -176,3 +176,18 @@ def test_fit_table_summary_says_what_it_could_and_could_not_judge():
     assert "holdout" not in fit.fit_table(rows, holdout_points=0).summary
     assert [p["cores"] for p in fit.fit_table(rows + [{"cores": 64, "throughput": 0.09}]).summary
             ["predictions"]["mesh"]] == [256, 1024, 4096]
+
+
+def test_load_table_names_a_missing_or_empty_table(tmp_path):
+    with pytest.raises(fit.FitError, match=r"nothere\.csv: no such file$"):
+        fit.load_table(tmp_path / "nothere.csv")
+    (tmp_path / "empty.csv").write_text("workload,cores,cycles_per_op\n")
+    with pytest.raises(fit.FitError, match=r"empty\.csv: no rows$"):
+        fit.load_table(tmp_path / "empty.csv")
+
+
+def test_the_unit_goes_with_the_data_into_a_hold_out():
+    x = _mva_points(300.0, 10.0)
+    assert fit.Data(CORES, x, np.zeros_like(x)).unit == "ops/cycle"   # what the workloads measure
+    h = fit.holdout(fit.Data(CORES, x, np.zeros_like(x), unit="ops/s"), 2)
+    assert h["fit"].data.unit == "ops/s" and h["fit"].data.cores.tolist() == [1, 2, 4]

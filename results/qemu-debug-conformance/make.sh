@@ -1,0 +1,16 @@
+#!/bin/bash
+# The debug-kernel conformance runs kept here (issue 18): the kernel's mm selftests (the quick
+# ones, less uffd-stress and virtual_address_range: see tests/test_conformance.py NOT_AT_32) and
+# stress-ng's VM stressors with --verify under every design, at 32 vCPUs (the run of
+# tests/test_conformance.py::test_conformance_on_the_debug_kernel_at_32_vcpus, copied here) and,
+# with the stress workload, once at 64 vCPUs.  Each run's directory keeps its manifest, rows and
+# gzip'd console.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+here=results/qemu-debug-conformance
+tests=map_fixed_noreplace,mremap_dontunmap,madv_populate,mlock2-tests,mdwe_test,mseal_test,mkdirty,compaction_test,gup_longterm,gup_test,hmm-tests,hugetlb-madvise,hugetlb-read-hwpoison,hugetlb-soft-offline,hugepage-mmap,hugepage-mremap,hugepage-shm,hugepage-vmemmap,map_hugetlb,map_populate,mrelease_test,seal_elf,on-fault-limit,thuge-gen,split_huge_page_test,ksm_functional_tests,hugetlb_fault_after_madv,hugetlb_madv_vs_map,hugetlb_dio,droppable,soft-dirty,protection_keys_64,pkey_sighandler_tests_64,va_high_addr_switch,write_to_hugetlbfs
+.venv/bin/vmscale run --backend qemu --flavor debug --cores 64 --workload stress,selftests,stressng \
+    --kernel-variant stock,rwlock,rcu,radixvm,radixvm-percore \
+    --param stress.iters=250 --param selftests.tests=$tests --param selftests.limit=300 \
+    --param stressng.timeout=300 --out $here/64vcpu --timeout 7200
+gzip -9 $here/64vcpu/console.log
