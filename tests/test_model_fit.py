@@ -191,3 +191,70 @@ def test_the_unit_goes_with_the_data_into_a_hold_out():
     assert fit.Data(CORES, x, np.zeros_like(x)).unit == "ops/cycle"   # what the workloads measure
     h = fit.holdout(fit.Data(CORES, x, np.zeros_like(x), unit="ops/s"), 2)
     assert h["fit"].data.unit == "ops/s" and h["fit"].data.cores.tolist() == [1, 2, 4]
+
+
+@pytest.mark.parametrize("fraction, ok", [(-0.01, False), (0.0, True), (1.0, True), (1.01, False)])
+def test_the_hop_fraction_is_a_share_of_the_service_time(fraction, ok):
+    x = _mva_points(300.0, 10.0)
+    data = fit.Data(CORES, x, np.zeros_like(x))
+    if ok:
+        assert fit.fit(data, hop_fraction=fraction).params("ring")["per_hop"] == pytest.approx(10.0 * fraction,
+                                                                                              rel=1e-3, abs=1e-9)
+    else:
+        with pytest.raises(fit.FitError, match=rf"^hop fraction {fraction} must be within \[0, 1\]$"):
+            fit.fit(data, hop_fraction=fraction)
+
+
+def test_what_a_fit_refuses_is_said_in_full():
+    x = _mva_points(300.0, 10.0)
+    with pytest.raises(fit.FitError, match=r"^unknown interconnect law 'torus': use crossbar, mesh, ring, tree$"):
+        fit.fit(fit.Data(CORES, x, np.zeros_like(x)), "torus")
+    with pytest.raises(fit.FitError, match=r"^3 distinct core counts cannot fit 3 parameters with any check: "
+                                           r"need at least 4$"):
+        fit.fit(fit.Data(CORES[:3], x[:3], np.zeros(3)), "mesh")
+    with pytest.raises(fit.FitError, match=r"^hold-out of 5 points needs more than 5 core counts \(have 5\)$"):
+        fit.holdout(fit.Data(CORES, x, np.zeros_like(x)), 5)
+
+
+def test_one_spare_point_still_gives_a_covariance_and_a_flat_curve_no_r2():
+    x = _mva_points(300.0, 10.0)[:3] * np.array([1.0, 1.02, 0.99])
+    f = fit.fit(fit.Data(CORES[:3], x, np.zeros(3)))   # 3 points, 2 parameters: one degree of freedom
+    assert np.all(np.isfinite(f.cov)) and all(v > 0 for v in f.stderr().values())
+    flat = fit.fit(fit.Data(CORES, np.full(5, 0.05), np.zeros(5)))   # nothing to explain: r2 undefined
+    assert math.isnan(flat.r2)
+
+
+def test_a_hold_out_trains_on_the_smaller_counts_with_their_spread():
+    x = _mva_points(300.0, 10.0)
+    h = fit.holdout(fit.Data(CORES, x, np.array([0.1, 0.2, 0.3, 0.4, 0.5])), 2)
+    assert h["fit"].data.spread.tolist() == [0.1, 0.2, 0.3]
+
+
+@pytest.mark.parametrize("rows, message", [
+    ([], r"^no rows to fit$"),
+    ([{"threads": 1, "throughput": 1.0}], r"^missing column 'cores'$"),
+    ([{"cores": 1, "latency": 1.0}], r"^missing column: need 'cycles_per_op' or 'throughput'$"),
+    ([{"cores": "x", "cycles_per_op": "2"}], r"^row with cores='x' cycles_per_op='2': not numbers$"),
+    ([{"cores": 0, "cycles_per_op": 2}], r"^row with cores=0 cycles_per_op=2.0: cores must be >= 1 and "
+                                         r"cycles_per_op > 0$"),
+    ([{"cores": 1, "cycles_per_op": 2}, {"cores": 2, "cycles_per_op": 2, "gem5.board": "l2_assoc=64"}],
+     r"^the rows come from 2 gem5 boards \('', 'l2_assoc=64'\): one curve is one board: give --board, or "
+     r"`vmscale model study` fits each apart$"),
+    ([{"cores": 2, "ops": 2, "cycles_per_op": 2}, {"cores": 2, "ops": 4, "cycles_per_op": 2}],
+     r"^the rows hold several ROI sizes at one core count: give --ops-per-thread, or `vmscale model study` "
+     r"judges each size and their slope$"),
+])
+def test_prepare_says_what_is_wrong_in_full(rows, message):
+    with pytest.raises(fit.FitError, match=message):
+        fit.prepare(rows)
+
+
+def test_a_filter_that_keeps_nothing_names_every_filter_it_was_given(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("workload,kernel_variant,backend,cores,ops,cycles_per_op\nfault,stock,gem5,1,10,5\n")
+    with pytest.raises(fit.FitError, match=r"t\.csv: no successful rows match workload=local variant=None "
+                                           r"backend=None$"):
+        fit.load_table(path, workload="local")
+    with pytest.raises(fit.FitError, match=r"t\.csv: no successful rows match workload=None variant=None "
+                                           r"backend=None board='' ops_per_thread=3$"):
+        fit.load_table(path, board="", ops_per_thread=3)
