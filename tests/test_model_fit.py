@@ -258,3 +258,29 @@ def test_a_filter_that_keeps_nothing_names_every_filter_it_was_given(tmp_path):
     with pytest.raises(fit.FitError, match=r"t\.csv: no successful rows match workload=None variant=None "
                                            r"backend=None board='' ops_per_thread=3$"):
         fit.load_table(path, board="", ops_per_thread=3)
+
+
+def test_the_usl_is_recovered_from_a_curve_that_starts_above_one_core_and_from_four_counts():
+    """From 2 cores the first point is not lambda itself: the scale the fit starts from must be undone."""
+    cores = np.array([2, 4, 8, 16], dtype=float)
+    lam, sigma, kappa = 0.01, 0.05, 0.001
+    x = lam * cores / (1 + sigma * (cores - 1) + kappa * cores * (cores - 1))
+    u = fit.fit_usl(fit.Data(cores.astype(int), x, np.zeros_like(x)))
+    assert u["lambda"] == pytest.approx(lam, rel=1e-3) and u["sigma"] == pytest.approx(sigma, rel=1e-2)
+    assert u["kappa"] == pytest.approx(kappa, rel=1e-2)
+    with pytest.raises(fit.FitError, match=r"^USL needs at least 4 core counts$"):
+        fit.fit_usl(fit.Data(cores[:3].astype(int), x[:3], np.zeros(3)))
+
+
+def test_fit_table_carries_the_fit_the_usl_and_the_measured_points_of_four_counts():
+    x = _mva_points(300.0, 10.0)[:4]
+    rows = [{"cores": n, "throughput": t} for n, t in zip(CORES[:4], x)]
+    tf = fit.fit_table(rows)
+    s = tf.summary
+    assert s["fit"]["think"] == pytest.approx(300.0, rel=1e-3) and s["measured"]["throughput"] == x.tolist()
+    assert s["usl"] == fit.fit_usl(tf.data) and s["usl"]["lambda"] > 0     # four counts are enough
+    assert "fit" not in s["holdout"] and tf.hold["fit"].data.cores.tolist() == [1, 2, 4]
+    assert fit.fit_table(rows, holdout_points=0).hold is None
+    # a mesh with a given per-hop cost of 0 assumes no hop fraction: it was told the split
+    mesh = fit.fit(fit.Data(CORES, _mva_points(300.0, 10.0), np.zeros(5)), "mesh", per_hop=0)
+    assert "hop_fraction_assumed" not in mesh.summary()
