@@ -6,7 +6,7 @@ import json
 import warnings
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from conftest import REPO
 VARIANTS = ["stock", "rwlock", "rcu", "radixvm", "radixvm-percore", "pagecache-locked"]
 # stress-ng stressors refused by design, with the errno the README's table of region semantics
 # gives (today nothing these stressors do).
