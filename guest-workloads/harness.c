@@ -342,7 +342,13 @@ static const char *const vmstat_keys[] = {
 	"radix_shootdowns", "radix_shootdown_targets", "radix_shootdown_cycles",
 	"radix_local_flushes", "radix_pgds_allocated", "radix_pgds_freed",
 	"radix_pte_pages_freed", "radix_forks", "radix_fork_pages_copied",
-	"radix_mremap", NULL
+	"radix_mremap", "radix_nodes_parsec",
+	/* from /proc/parsec (PARSEC reclamation) and /proc/parsec_bench, prefixed */
+	"parsec_tsc_usable", "parsec_retired", "parsec_reclaimed", "parsec_rcu_fallback",
+	"parsec_rcu_done", "parsec_scans", "parsec_remote_reads", "parsec_bound_hits",
+	"parsec_borrowed", "parsec_blocked", "parsec_work_runs", "parsec_queued",
+	"parsecbench_allocated", "parsecbench_freed", "parsecbench_live", "parsecbench_errors",
+	NULL
 };
 #define NKEYS (sizeof(vmstat_keys) / sizeof(vmstat_keys[0]) - 1)
 
@@ -363,7 +369,7 @@ static void read_counters(const char *path, const char *prefix, long long *out)
 	fclose(f);
 }
 
-/* Reads the keys above from /proc/vmstat, /proc/refcache and /proc/vmscale_radix; -1 if absent. */
+/* Reads the keys above from /proc/vmstat and the vmscale /proc files; -1 if absent. */
 static void read_vmstat(long long *out)
 {
 	for (size_t i = 0; i < NKEYS; i++)
@@ -371,6 +377,8 @@ static void read_vmstat(long long *out)
 	read_counters("/proc/vmstat", "", out);
 	read_counters("/proc/refcache", "refcache_", out);
 	read_counters("/proc/vmscale_radix", "radix_", out);
+	read_counters("/proc/parsec", "parsec_", out);
+	read_counters("/proc/parsec_bench", "parsecbench_", out);
 }
 
 /* Prints `},"<prefix>_totals":{...` from the keys named <prefix>_*. */
@@ -480,6 +488,9 @@ static void print_result(long long *before, long long *after, struct rusage *ru0
 	 */
 	print_totals("refcache", after);
 	print_totals("radix", after);
+	/* PARSEC: retired == reclaimed + queued; its benchmark: allocated == freed + live */
+	print_totals("parsec", after);
+	print_totals("parsecbench", after);
 	printf("},\"thread_cycles\":[");
 	for (int i = 0; i < nthreads; i++)
 		printf("%s%llu", i ? "," : "", (unsigned long long)workers[i].cycles);
@@ -523,6 +534,8 @@ int main(int argc, char **argv)
 		getrusage(RUSAGE_CHILDREN, &rc);
 		children_minflt = rc.ru_minflt;
 	}
+	if (workload.settle)
+		workers[0].errors += workload.settle(&workers[0]);
 	read_vmstat(after);
 	if (workload.verify)
 		workers[0].errors += workload.verify();

@@ -52,6 +52,12 @@ struct workload {
 	void (*run)(struct worker *w);	/* the measured loop of one worker */
 	uint64_t (*verify)(void);	/* after the ROI: wrong answers found, may be NULL */
 	void (*teardown)(void);		/* may be NULL */
+	/*
+	 * After the ROI, before the counters are read: wait for deferred work
+	 * the ROI left (reclamation) to finish; returns failures (a leak), may
+	 * be NULL.  It may record what it found in worker 0's extra.
+	 */
+	uint64_t (*settle)(struct worker *w0);
 };
 
 extern const struct workload workload;

@@ -54,3 +54,23 @@ def test_page_table_mode_is_set_by_every_variant(workloads_built):
         assert variants.sysctls(name)["vm/vmscale_radix_pt"] == want, name
     case = runner.plan(["stress"], ["radixvm-percore"], 4, [])[0]
     assert case.args.get("mremap") is None and variants.radixvm("radixvm-percore")
+
+
+def test_reclamation_follows_the_variant(workloads_built):
+    # PARSEC (kernel 0024-0025): the benchmark retires through the variant's reclamation
+    cases = runner.plan(["reclaim", "local"], ["stock", "parsec", "radixvm-parsec"], 4, [])
+    assert {(c.variant, c.workload): c.args.get("smr") for c in cases} == {
+        ("stock", "reclaim"): "rcu", ("parsec", "reclaim"): "parsec", ("radixvm-parsec", "reclaim"): "parsec",
+        ("stock", "local"): None, ("parsec", "local"): None, ("radixvm-parsec", "local"): None}
+    assert runner.plan(["reclaim"], ["parsec"], 4, ["reclaim.smr=rcu"])[0].args["smr"] == "rcu"
+    assert variants.radixvm("radixvm-parsec") and not variants.radixvm("parsec")
+    assert all(variants.reclamation(v) == "rcu" for v in variants.VARIANTS if "parsec" not in v)
+
+
+def test_upstream_values_are_per_switch():
+    # "rcu" is upstream reclamation but not the upstream fault path: a kernel without
+    # vm.vmscale_fault cannot run the `rcu` variant, one without vm.vmscale_reclaim reclaims by RCU
+    assert variants.upstream("vm/vmscale_reclaim", "rcu")
+    assert not variants.upstream("vm/vmscale_fault", "rcu")
+    assert variants.upstream("vm/vmscale_fault", "stock")
+    assert not variants.upstream("vm/vmscale_reclaim", "parsec")

@@ -6,7 +6,7 @@ Pure text generation; the console parser (console.py) reads the markers it print
 import shlex
 from dataclasses import dataclass, field
 
-from vmscale.variants import UPSTREAM_VALUES
+from vmscale.variants import upstream
 
 
 @dataclass
@@ -50,7 +50,7 @@ def render(cases: list) -> str:
         for path, value in c.sysctls.items():
             # A missing switch means the kernel lacks the variant (fail the case, not the
             # boot), unless the value is what an unpatched kernel does anyway.
-            missing = "" if value in UPSTREAM_VALUES else " else rc=98;"
+            missing = "" if upstream(path, value) else " else rc=98;"
             lines.append(f"if [ -w /proc/sys/{path} ]; then echo {shlex.quote(value)} > /proc/sys/{path} || rc=97;"
                          f"{missing} fi")
             lines.append(f"[ -r /proc/sys/{path} ] && say {n} \"VMSCALE-SYSCTL {path}=$(cat /proc/sys/{path})\"")

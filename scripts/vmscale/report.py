@@ -29,6 +29,7 @@ TWINS = {
     "refcount": "RadixVM Figure 8 (shared counter vs Refcache; percpu_ref for SNZI)",
     "lazymm": "Refcache's first kernel user: lazy-TLB mm_count",
     "footprint": "RadixVM Table 2 (radix tree vs VMA tree memory)",
+    "reclaim": "PARSEC Figure 5 (read/update micro-benchmark: RCU vs TSC quiescence)",
 }
 RUBY_METRICS = [("gem5.l1_inv_per_op", "L1 invalidations per op"),
                 ("gem5.l1_fwd_getx_per_op", "forwarded GETX per op"),

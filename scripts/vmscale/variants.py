@@ -9,7 +9,8 @@ from vmscale.errors import VmscaleError
 
 _UPSTREAM = {"vm/vmscale_fault": "stock", "vm/vmscale_lazy_mm": "atomic",
              "vm/vmscale_as": "stock", "vm/vmscale_radix_share": "atomic",
-             "vm/vmscale_radix_pt": "shared", "vm/vmscale_pagecache": "lockless"}
+             "vm/vmscale_radix_pt": "shared", "vm/vmscale_pagecache": "lockless",
+             "vm/vmscale_reclaim": "rcu"}
 
 VARIANTS = {
     # name: {sysctl path under /proc/sys: value}; every variant sets every switch, since
@@ -35,11 +36,20 @@ VARIANTS = {
     # Piggin's baseline: page-cache lookups under the mapping's lock, as before the
     # lockless page cache (2.6.27); everything else as stock.
     "pagecache-locked": {**_UPSTREAM, "vm/vmscale_pagecache": "locked"},
+    # PARSEC: objects retired by the `reclaim` benchmark, and a RadixVM region's radix
+    # nodes, are freed by TSC quiescence instead of RCU (kernel 0024-0025).
+    "parsec": {**_UPSTREAM, "vm/vmscale_reclaim": "parsec"},
+    "radixvm-parsec": {**_UPSTREAM, "vm/vmscale_as": "radixvm", "vm/vmscale_radix_share": "refcache",
+                       "vm/vmscale_reclaim": "parsec"},
 }
 # The counter the `refcount` workload uses under each variant (RadixVM Figure 8).
 COUNTER = {"refcache": "refcache", "percpu-ref": "percpu"}
-# Values an unpatched kernel satisfies by lacking the switch.
-UPSTREAM_VALUES = set(_UPSTREAM.values())
+
+
+def upstream(path: str, value: str) -> bool:
+    """Does an unpatched kernel, which lacks the switch, already behave as `path=value`?
+    Per switch: "rcu" is upstream reclamation but not the upstream fault path."""
+    return _UPSTREAM.get(path) == value
 
 
 def sysctls(variant: str) -> dict:
@@ -59,7 +69,12 @@ def radixvm(variant: str) -> bool:
     return sysctls(variant)["vm/vmscale_as"] == "radixvm"
 
 
+def reclamation(variant: str) -> str:
+    """How the `reclaim` workload retires nodes under this variant: rcu or parsec."""
+    return sysctls(variant)["vm/vmscale_reclaim"]
+
+
 def implied_params(variant: str) -> dict:
     """Workload parameters a variant sets unless the user fixed them (applied to workloads
-    that have them): the counting design."""
-    return {"counter": counter(variant)}
+    that have them): the counting and the reclamation design."""
+    return {"counter": counter(variant), "smr": reclamation(variant)}

@@ -14,7 +14,7 @@ from vmscale.errors import VmscaleError
 
 NAMES = ["local", "pipeline", "global", "pageshare", "fault", "pagecache", "stress", "selftests",
          "metis", "psearchy", "dedup", "refcount", "lazymm", "footprint", "vmapi", "tlbstale", "stall",
-         "forkcopy", "stressng"]
+         "forkcopy", "stressng", "reclaim"]
 APPLICATIONS = ["metis", "psearchy", "dedup"]
 # Guest shell scripts (guest-workloads/NAME.sh); every other name is a C program on the shared
 # harness, which SConstruct.local builds from this list.
@@ -24,7 +24,7 @@ PROGRAMS = [n for n in NAMES if n not in SCRIPTS]
 # proves a run's stall detectors fire (it makes its run fail).
 CHECKS = ["selftests", "stall", "stressng"]
 # Workloads that drive a vmscale kernel interface, which a host kernel may lack.
-KERNEL_INTERFACES = {"refcount": "/proc/refcache_bench", "stall": "/proc/sys/debug/vmscale_stall_ms"}
+KERNEL_INTERFACES = {"refcount": "/proc/refcache_bench", "reclaim": "/proc/parsec_bench", "stall": "/proc/sys/debug/vmscale_stall_ms"}
 def thread_count(value: str, cores: int) -> int:
     """Threads of a case: one per core unless a user asks for fewer (a single-threaded process
     on a many-core machine, e.g. the cost of one fork); more would measure the scheduler."""

@@ -18,7 +18,14 @@ KERNEL_ARGS = ["earlyprintk=ttyS0", "console=ttyS0", "lpj=7999923", "root=/dev/s
                # while every CPU already kicked spins in cpuhp_ap_sync_alive.  No INIT delay
                # (what the kernel uses on modern CPUs) and one-at-a-time bring-up leave the
                # CPUs halted instead; the booted system is the same.
-               "cpu_init_udelay=0", "cpuhp.parallel=0"]
+               "cpu_init_udelay=0", "cpuhp.parallel=0",
+               # PARSEC (kernel 0024) compares TSCs across CPUs.  gem5's are synchronised by
+               # construction: a CPU's TSC is a per-CPU offset (0 unless the guest writes the
+               # MSR, and carried over at a CPU switch) plus its cycle count, and every CPU of
+               # the board is in one clock domain (src/arch/x86/isa.cc, readMiscReg).  Linux
+               # cannot know that ("HygonGenuine" without the constant-TSC bit), so say it;
+               # this affects PARSEC only, not the clocksource.
+               "parsec.tsc=trust"]
 DEFAULT_CLOCK = "3GHz"
 UNITS = {"THz": 1e12, "GHz": 1e9, "MHz": 1e6, "kHz": 1e3, "Hz": 1.0}
 

@@ -21,7 +21,7 @@ def max_cores() -> int:
 
 def _usable(path: str, value: str) -> bool:
     """False when the host lacks a switch whose value an unpatched kernel does not give."""
-    if value not in variants.UPSTREAM_VALUES and not (Path("/proc/sys") / path).exists():
+    if not variants.upstream(path, value) and not (Path("/proc/sys") / path).exists():
         raise VmscaleError(f"this host's kernel has no /proc/sys/{path}",
                            "boot the vmscale kernel on this host, or use --kernel-variant stock")
     return (Path("/proc/sys") / path).exists()
