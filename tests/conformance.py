@@ -7,7 +7,7 @@ import warnings
 from pathlib import Path
 
 from conftest import REPO
-VARIANTS = ["stock", "rwlock", "rcu", "radixvm", "radixvm-percore", "pagecache-locked"]
+VARIANTS = ["stock", "rwlock", "rcu", "radixvm", "radixvm-percore", "pagecache-locked", "radixvm-parsec"]
 # stress-ng stressors refused by design, with the errno the README's table of region semantics
 # gives (today nothing these stressors do).
 STRESSNG_REFUSED = {}

@@ -31,8 +31,8 @@ def test_stress_ng_vm_stressors_under_every_design(qemu_ready, tmp_path):
 @pytest.mark.slow
 def test_conformance_on_the_debug_kernel_at_32_vcpus(debug_kernel, tmp_path):
     """Issue 18's debug-kernel conformance: selftests and stress-ng (4 instances of each
-    stressor, so faults, forks and munmaps of one design race on many vCPUs) under all six
-    designs, every lock and VM_BUG_ON checked; any kernel report fails the run.  About 35
+    stressor, so faults, forks and munmaps of one design race on many vCPUs) under every
+    design, every lock and VM_BUG_ON checked; any kernel report fails the run.  About 35
     minutes on 2 host CPUs, so in the slow tier (-m slow); its last run is kept in
     results/qemu-debug-conformance/."""
     from vmscale import kernel
