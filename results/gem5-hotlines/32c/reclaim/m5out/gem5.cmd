@@ -1,0 +1,1 @@
+/opt/gem5-v24/gem5.opt -d /work/hot-reclaim-32.partial/m5out /work/main/sim-configs/vmscale_fs.py --kernel /work/main/build/kernel/normal/vmlinux --disk /work/main/build/image/vmscale.img --mode restore --cpu timing --checkpoint-dir /work/main/build/checkpoints/32c-abaf41ecc9ca56c1 --script /work/hot-reclaim-32.partial/run.sh --cores 32 --hotlines 1
