@@ -11,7 +11,7 @@ from conftest import vmscale
 
 pytestmark = pytest.mark.qemu
 VARIANTS = "stock,rwlock,rcu"
-ALL_VARIANTS = "stock,rwlock,rcu,radixvm,radixvm-percore,pagecache-locked"
+ALL_VARIANTS = "stock,rwlock,rcu,radixvm,radixvm-percore,pagecache-locked,radixvm-parsec"
 
 
 def _check(run_dir, cores, n_cases):
@@ -48,8 +48,8 @@ def test_stress_at_32_vcpus(qemu_ready, debug_kernel, tmp_path, flavor):
 
 
 def test_kernel_selftests_in_every_design_fail_only_as_listed(qemu_ready, tmp_path):
-    """The kernel's mm selftests that build here (all but the long ones) under all six
-    designs in one boot: a test passes or skips, or fails with the status selftests.expect
+    """The kernel's mm selftests that build here (all but the long ones) under every
+    design in one boot: a test passes or skips, or fails with the status selftests.expect
     gives it for every design (the guest's configuration: stock fails it too) or for the
     RadixVM region (a feature refused there).  Every listed failure is seen as listed, so
     the list neither hides a new failure nor keeps one that is gone."""
