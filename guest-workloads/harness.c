@@ -488,7 +488,7 @@ static void print_result(long long *before, long long *after, struct rusage *ru0
 	 */
 	print_totals("refcache", after);
 	print_totals("radix", after);
-	/* PARSEC: retired == reclaimed + queued; its benchmark: allocated == freed + live */
+	/* PARSEC at rest: queued == 0, rcu_done == rcu_fallback; its benchmark: allocated == freed + live */
 	print_totals("parsec", after);
 	print_totals("parsecbench", after);
 	printf("},\"thread_cycles\":[");
