@@ -21,7 +21,13 @@
  *   mremap DONTUNMAP       moves it              fails with EINVAL
  *   mremap of shmem        moves it              fails with EINVAL
  *   MAP_STACK, no address  placed anywhere       placed outside the region
- *   MAP_LOCKED, fixed      mapped                fails with EINVAL
+ *   MADV_DONTFORK,         a fork child has no such page (SIGSEGV), zeros in a WIPEONFORK one,
+ *   MADV_WIPEONFORK        the parent keeps both; smaps shows "dc"/"wf" on those pages only;
+ *                          MADV_DOFORK/KEEPONFORK undo them; WIPEONFORK on shmem: EINVAL -- both
+ *   mlock, mlock2,         mlock faults the range in, counts it in VmLck, smaps "lo"; DONTNEED on
+ *   munlock, MAP_LOCKED    it EINVAL; a fork child is not locked; munlock of a page unlocks it
+ *                          alone; munmap uncounts; MLOCK_ONFAULT faults nothing in; a fixed
+ *                          MAP_LOCKED mapping is locked and faulted in -- the same in both
  *   file mapping, fixed    mapped                fails with EINVAL
  *   mremap of the page     moves it              moves it
  *   munmap, then a read    SIGSEGV               SIGSEGV
@@ -135,24 +141,41 @@ static int in_region(void *addr)
 	return found;
 }
 
-/* 1 if the smaps entry holding addr has VM_DONTDUMP ("dd" in VmFlags). */
-static int dontdump(void *addr)
+/* 1 if the smaps entry holding addr has @flag in VmFlags ("dd": VM_DONTDUMP, "lo": VM_LOCKED). */
+static int vmflag(void *addr, const char *flag)
 {
 	unsigned long lo, hi, a = (unsigned long)addr;
-	char line[512];
-	int here = 0, dd = 0;
+	char line[512], want[8];
+	int here = 0, set = 0;
 	FILE *f = fopen("/proc/self/smaps", "r");
 
 	if (!f)
 		die("vmapi: /proc/self/smaps: %s", strerror(errno));
+	snprintf(want, sizeof(want), " %s", flag);
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
 			here = lo <= a && a < hi;
 		else if (here && !strncmp(line, "VmFlags:", 8))
-			dd = strstr(line, " dd") != NULL;
+			set = strstr(line, want) != NULL;
 	}
 	fclose(f);
-	return dd;
+	return set;
+}
+
+/* VmLck of /proc/self/status, in kB: what mm->locked_vm counts. */
+static long vmlck_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		die("vmapi: /proc/self/status: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
 }
 
 /* A mapping the region refuses when fixed inside it (EINVAL), and stock makes. */
@@ -304,7 +327,7 @@ static void region_rules(struct worker *w, uint64_t *p, uint64_t key, int radix)
 	ssize_t n;
 	void *q;
 
-	check(w, dontdump(p) == radix, radix ? "the region is left out of core dumps"
+	check(w, vmflag(p, "dd") == radix, radix ? "the region is left out of core dumps"
 					       : "anonymous memory is in core dumps");
 	if (pipe(pipes))
 		die("vmapi: pipe: %s", strerror(errno));
@@ -337,15 +360,108 @@ static void region_rules(struct worker *w, uint64_t *p, uint64_t key, int radix)
 	check(w, q != MAP_FAILED && !in_region(q), "a MAP_STACK mapping is placed outside the region");
 	if (q != MAP_FAILED)
 		munmap(q, PAGE_SIZE);
-	check(w, fixed_map_as_designed(radix, spare, MAP_PRIVATE | MAP_ANONYMOUS | MAP_LOCKED, -1,
-				       PROT_READ | PROT_WRITE),
-	      radix ? "MAP_LOCKED in the region must be refused" : "MAP_LOCKED maps");
 	fd = open("/proc/self/exe", O_RDONLY);
 	if (fd < 0)
 		die("vmapi: /proc/self/exe: %s", strerror(errno));
 	check(w, fixed_map_as_designed(radix, spare, MAP_PRIVATE, fd, PROT_READ),
 	      radix ? "a file mapping in the region must be refused" : "a file maps");
 	close(fd);
+}
+
+/* A fork child's view of @at's first page; returns its wait status. */
+static int child_reads(uint64_t *at, uint64_t want)
+{
+	int status = 0;
+	pid_t child = fork();
+
+	if (child == 0) {
+		signal(SIGSEGV, SIG_DFL);
+		_exit(*(volatile uint64_t *)at == want ? 0 : 1);
+	}
+	if (child < 0 || waitpid(child, &status, 0) != child)
+		die("vmapi: fork: %s", strerror(errno));
+	return status;
+}
+
+static int exited_0(int status)
+{
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* madvise's fork flags on three pages at @at, and on a shmem page: as Linux in every design. */
+static void fork_flags(struct worker *w, char *at, uint64_t key)
+{
+	uint64_t *a = (uint64_t *)at, *b = (uint64_t *)(at + PAGE_SIZE), *c = (uint64_t *)(at + 2 * PAGE_SIZE);
+	int status, fd;
+
+	if (mmap(at, 3 * PAGE_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != at)
+		die("vmapi: mmap: %s", strerror(errno));
+	a[0] = b[0] = c[0] = key;
+	check(w, madvise(a, PAGE_SIZE, MADV_DONTFORK) == 0 && madvise(b, PAGE_SIZE, MADV_WIPEONFORK) == 0,
+	      "MADV_DONTFORK and MADV_WIPEONFORK are taken");
+	check(w, vmflag(a, "dc") && !vmflag(a, "wf") && vmflag(b, "wf") && !vmflag(b, "dc") &&
+		 !vmflag(c, "dc") && !vmflag(c, "wf"), "smaps shows dc and wf on their pages only");
+	status = child_reads(a, key);
+	check(w, WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV, "a fork child has no MADV_DONTFORK page");
+	check(w, exited_0(child_reads(b, 0)), "a fork child reads zeros from a MADV_WIPEONFORK page");
+	check(w, exited_0(child_reads(c, key)) && a[0] == key && b[0] == key,
+	      "the child copies the rest and the parent keeps all three");
+	check(w, madvise(a, PAGE_SIZE, MADV_DOFORK) == 0 && madvise(b, PAGE_SIZE, MADV_KEEPONFORK) == 0 &&
+		 exited_0(child_reads(a, key)) && exited_0(child_reads(b, key)),
+	      "MADV_DOFORK and MADV_KEEPONFORK undo them");
+	check(w, own_entry("maps", at, 3 * PAGE_SIZE, "rw-p"), "and the three pages are one entry again");
+	munmap(at, 3 * PAGE_SIZE);
+
+	fd = memfd_create("vmapi-fork", 0);
+	if (fd < 0 || ftruncate(fd, PAGE_SIZE) ||
+	    mmap(at, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0) != at)
+		die("vmapi: mmap of a memfd: %s", strerror(errno));
+	a[0] = key;
+	check(w, madvise(a, PAGE_SIZE, MADV_WIPEONFORK) == -1 && errno == EINVAL,
+	      "MADV_WIPEONFORK on shmem is EINVAL");
+	check(w, madvise(a, PAGE_SIZE, MADV_DONTFORK) == 0 && WIFSIGNALED(child_reads(a, key)),
+	      "a fork child has no MADV_DONTFORK shmem page");
+	munmap(at, PAGE_SIZE);
+	close(fd);
+}
+
+/* mlock and its kin on pages at @at: as Linux in every design. */
+static void mlock_rules(struct worker *w, char *at)
+{
+	long before = vmlck_kb();
+	int status;
+
+	if (mmap(at, 4 * PAGE_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != at)
+		die("vmapi: mmap: %s", strerror(errno));
+	check(w, mlock(at, 4 * PAGE_SIZE) == 0 && pagemap_present(at) && pagemap_present(at + 3 * PAGE_SIZE) &&
+		 vmlck_kb() == before + 4 * PAGE_SIZE / 1024 && vmflag(at, "lo"),
+	      "mlock faults the range in, counts it in VmLck and smaps shows it locked");
+	check(w, madvise(at, PAGE_SIZE, MADV_DONTNEED) == -1 && errno == EINVAL,
+	      "MADV_DONTNEED on mlocked memory is EINVAL");
+	status = 0;
+	if (fork() == 0)
+		_exit(vmflag(at, "lo") ? 1 : 0);
+	check(w, wait(&status) > 0 && exited_0(status), "a fork child does not inherit mlock");
+	check(w, munlock(at + PAGE_SIZE, PAGE_SIZE) == 0 && vmlck_kb() == before + 3 * PAGE_SIZE / 1024 &&
+		 !vmflag(at + PAGE_SIZE, "lo") && vmflag(at, "lo") && vmflag(at + 2 * PAGE_SIZE, "lo"),
+	      "munlock of one page unlocks it alone");
+	check(w, munmap(at, 4 * PAGE_SIZE) == 0 && vmlck_kb() == before, "munmap of mlocked memory uncounts it");
+
+	if (mmap(at, 2 * PAGE_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != at)
+		die("vmapi: mmap: %s", strerror(errno));
+	check(w, syscall(SYS_mlock2, at, 2 * PAGE_SIZE, MLOCK_ONFAULT) == 0 && !pagemap_present(at) &&
+		 vmflag(at, "lo") && vmlck_kb() == before + 2 * PAGE_SIZE / 1024,
+	      "mlock2(MLOCK_ONFAULT) locks without faulting in");
+	munmap(at, 2 * PAGE_SIZE);
+	check(w, mmap(at, PAGE_SIZE, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_LOCKED | MAP_FIXED_NOREPLACE, -1, 0) == at &&
+		 pagemap_present(at) && vmflag(at, "lo") && vmlck_kb() == before + PAGE_SIZE / 1024,
+	      "a fixed MAP_LOCKED mapping is locked and faulted in");
+	munmap(at, PAGE_SIZE);
+	check(w, vmlck_kb() == before, "and VmLck is back where it was");
 }
 
 static void round_of_checks(struct worker *w)
@@ -394,6 +510,8 @@ static void round_of_checks(struct worker *w)
 
 	check(w, syscall(SYS_futex, p, FUTEX_WAKE, 1, NULL, NULL, 0) == 0, "shared FUTEX_WAKE");
 	region_rules(w, p, key, radix);
+	fork_flags(w, (char *)p + 64 * PAGE_SIZE, key);
+	mlock_rules(w, (char *)p + 64 * PAGE_SIZE);
 
 	q = mremap(p, PAGE_SIZE, PAGE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED, (char *)p + THREAD_STRIDE);
 	check(w, q == (char *)p + THREAD_STRIDE && ((uint64_t *)q)[0] == key, "mremap moves the page");
