@@ -66,7 +66,10 @@ for t in $(echo "$tests" | tr ',' ' '); do
 			case $rc in
 			0) pass=$((pass + 1)) ;;
 			4) skip=$((skip + 1)) ;;
-			*) fail=$((fail + 1)); echo "selftests: $t failed (exit $rc):" >&2; tail -n 15 "/tmp/selftest-$t.log" >&2 ;;
+			*) fail=$((fail + 1)); echo "selftests: $t failed (exit $rc):" >&2
+			   # every failed subtest (kselftest's "not ok" lines), then how it ended
+			   grep -a "^not ok" "/tmp/selftest-$t.log" | head -n 40 >&2
+			   tail -n 15 "/tmp/selftest-$t.log" >&2 ;;
 			esac
 		fi
 	fi

@@ -18,12 +18,17 @@
  *   vmsplice, then munmap  the pipe reads the     the same (the pipe's reference keeps the page)
  *                          page's bytes
  *   O_DIRECT read into it  the file's bytes      the same
- *   mremap DONTUNMAP       moves it              fails with EINVAL
+ *   mremap DONTUNMAP       moves it, the old range reads zeros -- both
  *   mremap of shmem        moves it              fails with EINVAL
  *   MAP_STACK, no address  placed anywhere       placed outside the region
  *   MADV_DONTFORK,         a fork child has no such page (SIGSEGV), zeros in a WIPEONFORK one,
  *   MADV_WIPEONFORK        the parent keeps both; smaps shows "dc"/"wf" on those pages only;
  *                          MADV_DOFORK/KEEPONFORK undo them; WIPEONFORK on shmem: EINVAL -- both
+ *   mseal                  a sealed page: munmap (whole call), mprotect, MAP_FIXED, mremap and
+ *                          (read-only) MADV_DONTNEED fail with EPERM; its neighbour unmaps -- both
+ *   mremap FIXED to 8 TiB  the page moves (grown), then back (shrunk) -- both (the region copies)
+ *   pkey_mprotect          the page gets its key (smaps ProtectionKey); an unallocated key EINVAL;
+ *                          a write PKRU denies: SIGSEGV SEGV_PKUERR, reads go on -- both
  *   mlock, mlock2,         mlock faults the range in, counts it in VmLck, smaps "lo"; DONTNEED on
  *   munlock, MAP_LOCKED    it EINVAL; a fork child is not locked; munlock of a page unlocks it
  *                          alone; munmap uncounts; MLOCK_ONFAULT faults nothing in; a fixed
@@ -51,6 +56,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#ifndef SEGV_PKUERR
+#define SEGV_PKUERR 4
+#endif
+#ifndef SYS_mseal
+#define SYS_mseal 462		/* x86-64; Debian 12's headers predate it */
+#endif
+
 static const struct param params[] = {
 	{ "iters", "1", "rounds of all checks" },
 	{ NULL }
@@ -62,6 +74,38 @@ static void on_segv(int sig)
 {
 	(void)sig;
 	siglongjmp(jmp, 1);
+}
+
+static volatile int segv_code;
+
+static void on_segv_info(int sig, siginfo_t *info, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	segv_code = info->si_code;
+	siglongjmp(jmp, 1);
+}
+
+/* Writes p[0]; 1 if that faulted (segv_code: how). */
+static int write_faults(volatile uint64_t *p, uint64_t v)
+{
+	if (sigsetjmp(jmp, 1))
+		return 1;
+	p[0] = v;
+	return 0;
+}
+
+static unsigned int rdpkru(void)
+{
+	unsigned int eax, edx;
+
+	__asm__ volatile(".byte 0x0f,0x01,0xee" : "=a"(eax), "=d"(edx) : "c"(0));
+	return eax;
+}
+
+static void wrpkru(unsigned int pkru)
+{
+	__asm__ volatile(".byte 0x0f,0x01,0xef" : : "a"(pkru), "c"(0), "d"(0) : "memory");
 }
 
 /* Reads p[0]; 1 if that faulted. */
@@ -160,6 +204,26 @@ static int vmflag(void *addr, const char *flag)
 	}
 	fclose(f);
 	return set;
+}
+
+/* The "ProtectionKey:" of the smaps entry holding addr; -1 if none. */
+static int smaps_pkey(void *addr)
+{
+	unsigned long lo, hi, a = (unsigned long)addr;
+	char line[512];
+	int here = 0, key = -1, k;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		die("vmapi: /proc/self/smaps: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			here = lo <= a && a < hi;
+		else if (here && sscanf(line, "ProtectionKey: %d", &k) == 1)
+			key = k;
+	}
+	fclose(f);
+	return key;
 }
 
 /* VmLck of /proc/self/status, in kB: what mm->locked_vm counts. */
@@ -339,11 +403,11 @@ static void region_rules(struct worker *w, uint64_t *p, uint64_t key, int radix)
 	check(w, odirect_reads(spare), "an O_DIRECT read fills the page");
 
 	q = mremap(p, PAGE_SIZE, PAGE_SIZE, MREMAP_MAYMOVE | MREMAP_DONTUNMAP);
-	check(w, radix ? q == MAP_FAILED && errno == EINVAL : q != MAP_FAILED && ((uint64_t *)q)[0] == key,
-	      radix ? "MREMAP_DONTUNMAP must be refused" : "MREMAP_DONTUNMAP moves the page");
+	check(w, q != MAP_FAILED && ((uint64_t *)q)[0] == key && !faults(p) && p[0] == 0,
+	      "MREMAP_DONTUNMAP moves the page and leaves the mapping empty");
 	if (q != MAP_FAILED)
 		munmap(q, PAGE_SIZE);
-	p[0] = key;	/* stock: DONTUNMAP left p empty */
+	p[0] = key;
 
 	fd = memfd_create("vmapi", 0);
 	if (fd < 0 || ftruncate(fd, PAGE_SIZE))
@@ -464,8 +528,86 @@ static void mlock_rules(struct worker *w, char *at)
 	check(w, vmlck_kb() == before, "and VmLck is back where it was");
 }
 
+/* mremap of a page at @at (in the region) to 8 TiB (outside it) and back: as Linux in every design. */
+static void move_across(struct worker *w, char *at, uint64_t key)
+{
+	char *out = (char *)(8UL << 40), *q;
+
+	if (mmap(at, PAGE_SIZE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != at ||
+	    mprotect(at, PAGE_SIZE, PROT_READ | PROT_WRITE))
+		die("vmapi: mmap: %s", strerror(errno));
+	((uint64_t *)at)[0] = key;
+	q = mremap(at, PAGE_SIZE, 2 * PAGE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED, out);
+	check(w, q == out && ((uint64_t *)q)[0] == key && ((uint64_t *)q)[PAGE_SIZE / 8] == 0 &&
+		 faults((uint64_t *)at) && !in_region(q), "mremap moves a page out of the region's range, grown");
+	q = mremap(out, 2 * PAGE_SIZE, PAGE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED, at);
+	check(w, q == at && ((uint64_t *)q)[0] == key && faults((uint64_t *)out),
+	      "and back, shrunk");
+	munmap(at, PAGE_SIZE);
+}
+
+/* mseal on two read-only pages at @at, the first sealed: as Linux in every design. */
+static void mseal_rules(struct worker *w, char *at)
+{
+	if (mmap(at, 2 * PAGE_SIZE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != at)
+		die("vmapi: mmap: %s", strerror(errno));
+	check(w, syscall(SYS_mseal, at, PAGE_SIZE, 0) == 0 && vmflag(at, "sl") && !vmflag(at + PAGE_SIZE, "sl"),
+	      "mseal seals its page alone");
+	check(w, munmap(at, 2 * PAGE_SIZE) == -1 && errno == EPERM && !faults((uint64_t *)(at + PAGE_SIZE)),
+	      "a munmap over a sealed page fails whole (EPERM)");
+	check(w, mprotect(at, PAGE_SIZE, PROT_READ | PROT_WRITE) == -1 && errno == EPERM,
+	      "mprotect of a sealed page: EPERM");
+	check(w, mmap(at, PAGE_SIZE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED &&
+		 errno == EPERM, "MAP_FIXED over a sealed page: EPERM");
+	check(w, mremap(at, PAGE_SIZE, PAGE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED, at + 4 * PAGE_SIZE) == MAP_FAILED &&
+		 errno == EPERM, "mremap of a sealed page: EPERM");
+	check(w, madvise(at, PAGE_SIZE, MADV_DONTNEED) == -1 && errno == EPERM,
+	      "MADV_DONTNEED on a sealed read-only page: EPERM");
+	check(w, munmap(at + PAGE_SIZE, PAGE_SIZE) == 0 && faults((uint64_t *)(at + PAGE_SIZE)),
+	      "the page beside it unmaps");
+}
+
+/* Protection keys on a page at @at (QEMU's CPU has them): as Linux in every design. */
+static void pkey_rules(struct worker *w, char *at, uint64_t key)
+{
+	struct sigaction sa = { .sa_sigaction = on_segv_info, .sa_flags = SA_SIGINFO | SA_NODEFER };
+	int pkey = syscall(SYS_pkey_alloc, 0, 0);
+	unsigned int pkru;
+	int denied;
+
+	if (mmap(at, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != at)
+		die("vmapi: mmap: %s", strerror(errno));
+	((uint64_t *)at)[0] = key;
+	check(w, pkey > 0 && syscall(SYS_pkey_mprotect, at, PAGE_SIZE, PROT_READ | PROT_WRITE, pkey) == 0 &&
+		 smaps_pkey(at) == pkey, "pkey_mprotect gives the page its key (smaps ProtectionKey)");
+	check(w, syscall(SYS_pkey_mprotect, at, PAGE_SIZE, PROT_READ, 15) == -1 && errno == EINVAL,
+	      "pkey_mprotect with a key never allocated: EINVAL");
+	if (pkey > 0) {
+		sigaction(SIGSEGV, &sa, NULL);
+		pkru = rdpkru();
+		wrpkru(pkru | 2u << (2 * pkey));	/* write-disable the key */
+		segv_code = 0;
+		denied = write_faults((uint64_t *)at, ~key) && segv_code == SEGV_PKUERR;
+		wrpkru(pkru | 2u << (2 * pkey));	/* the handler ran with the default PKRU */
+		denied = denied && !faults((uint64_t *)at) && ((uint64_t *)at)[0] == key;
+		wrpkru(pkru);
+		check(w, denied, "a write the key's PKRU bits deny raises SIGSEGV (SEGV_PKUERR); reads go on");
+		signal(SIGSEGV, on_segv);
+		check(w, !write_faults((uint64_t *)at, ~key) && ((uint64_t *)at)[0] == ~key,
+		      "and the write goes through once PKRU allows it");
+		check(w, syscall(SYS_pkey_mprotect, at, PAGE_SIZE, PROT_READ | PROT_WRITE, 0) == 0 &&
+			 smaps_pkey(at) == 0 && syscall(SYS_pkey_free, pkey) == 0, "pkey 0 again, and the key freed");
+	} else {
+		check(w, 0, "pkey_alloc: no protection keys");
+		check(w, 0, "pkey_alloc: no protection keys");
+		check(w, 0, "pkey_alloc: no protection keys");
+	}
+	munmap(at, PAGE_SIZE);
+}
+
 static void round_of_checks(struct worker *w)
 {
+	static int rounds;
 	uint64_t *p = (uint64_t *)REGION_BASE, key = 0x5eed5eed5eedULL, got = 0;
 	struct iovec local = { &got, sizeof(got) }, remote = { p, sizeof(got) };
 	int radix, status;
@@ -512,6 +654,9 @@ static void round_of_checks(struct worker *w)
 	region_rules(w, p, key, radix);
 	fork_flags(w, (char *)p + 64 * PAGE_SIZE, key);
 	mlock_rules(w, (char *)p + 64 * PAGE_SIZE);
+	mseal_rules(w, (char *)p + (128 + 8 * rounds++) * PAGE_SIZE);	/* a seal stays: a new place each round */
+	pkey_rules(w, (char *)p + 64 * PAGE_SIZE, key);
+	move_across(w, (char *)p + 64 * PAGE_SIZE, key);
 
 	q = mremap(p, PAGE_SIZE, PAGE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED, (char *)p + THREAD_STRIDE);
 	check(w, q == (char *)p + THREAD_STRIDE && ((uint64_t *)q)[0] == key, "mremap moves the page");

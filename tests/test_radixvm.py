@@ -55,13 +55,15 @@ def _check_paths(rows, cores):
         assert stock["radix_mmap"] == 0 and stock["radix_faults"] == 0, w
         assert radix["radix_mmap"] > 0 and radix["radix_faults"] > 0, w
     # fork, /proc/pid/mem, process_vm_readv/writev, futex, mremap, core-dump flags, vmsplice
-    # (and the page outliving its munmap in the pipe), O_DIRECT and the mappings the region
-    # refuses, madvise's fork flags (kernel 0026) and mlock (0027): each design behaved as its
-    # integration rules say (the workload knows both sets of rules; it fails on a mismatch).
-    # 43 checks a round; the kernel has CONFIG_CROSS_MEMORY_ATTACH.
+    # (and the page outliving its munmap in the pipe), O_DIRECT, the mappings the region
+    # refuses, madvise's fork flags (kernel 0026), mlock (0027), mseal (0028),
+    # MREMAP_DONTUNMAP (0030), protection keys (0031) and mremap across the region's edge
+    # (0032): each design behaved as its integration rules say (the workload knows both sets
+    # of rules; it fails on a mismatch).  57 checks a round; the kernel has
+    # CONFIG_CROSS_MEMORY_ATTACH and QEMU's CPU protection keys.
     for v in VARIANTS if ("stock", "vmapi") in rows else ():
         vmapi = rows[(v, "vmapi")]
-        assert vmapi["radix_region"] == (v != "stock") and vmapi["ops"] == 2 * 43, vmapi
+        assert vmapi["radix_region"] == (v != "stock") and vmapi["ops"] == 2 * 57, vmapi
     # The kernel's MAP_FIXED_NOREPLACE selftest passes on the region.
     if ("radixvm", "selftests") in rows:
         assert rows[("radixvm", "selftests")]["exit_codes"] == {"map_fixed_noreplace": 0}
