@@ -19,10 +19,10 @@ def rows_of(run_dir: Path, workload: str) -> dict:
     return {r["kernel_variant"]: r for r in rows if r["workload"] == workload}
 
 
-def expected_selftest_failures() -> dict:
-    """guest-workloads/selftests.expect: {(mode, test): status}."""
+def expected_selftest_failures(path: Path = REPO / "guest-workloads" / "selftests.expect") -> dict:
+    """selftests.expect (today's, or the one a kept run was made with): {(mode, test): status}."""
     out = {}
-    for line in (REPO / "guest-workloads" / "selftests.expect").read_text().splitlines():
+    for line in path.read_text().splitlines():
         words = line.split("#")[0].split()
         if words:
             out[(words[0], words[1])] = int(words[2])
@@ -33,11 +33,12 @@ def selftest_mode(variant: str) -> str:
     return variant if variant == "radixvm-percore" else "radixvm" if variant.startswith("radixvm") else "stock"
 
 
-def check_selftests(rows: dict, tests: list) -> dict:
-    """Every test passes or skips, or fails with the status selftests.expect gives it for every
-    design or for the region; every listed failure is seen as listed.  Returns the counts per
-    variant ({variant: (passed, skipped, expected failures, retried)}) for the record."""
-    expect = expected_selftest_failures()
+def check_selftests(rows: dict, tests: list, expect_file: Path | None = None) -> dict:
+    """Every test passes or skips, or fails with the status selftests.expect (today's, or
+    @expect_file) gives it for every design or for the region; every listed failure is seen as
+    listed.  Returns the counts per variant ({variant: (passed, skipped, expected failures,
+    retried)}) for the record."""
+    expect = expected_selftest_failures(*([expect_file] if expect_file else []))
     stock = rows["stock"]["exit_codes"]
     counts = {}
     for variant, row in rows.items():
