@@ -4,7 +4,8 @@
 # tests/test_conformance.py NOT_AT_32), stress-ng's VM stressors with --verify and the stress
 # workload under the five designs.  The 32-vCPU run is the slow-tier test
 # tests/test_conformance.py::test_conformance_on_the_debug_kernel_at_32_vcpus.  The run's
-# directory keeps its manifest, rows and gzip'd console.
+# directory keeps its manifest, rows, gzip'd console and the selftests.expect it was judged by.
+# 64vcpu-k0023 is the same run on kernel 0001-0023 (before the region had mlock, mseal and keys).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 here=results/qemu-debug-conformance
@@ -13,4 +14,5 @@ tests=map_fixed_noreplace,mremap_dontunmap,madv_populate,mlock2-tests,mdwe_test,
     --kernel-variant stock,rwlock,rcu,radixvm,radixvm-percore \
     --param stress.iters=250 --param selftests.tests=$tests --param selftests.limit=300 \
     --param stressng.timeout=300 --out $here/64vcpu --timeout 7200
+cp guest-workloads/selftests.expect $here/64vcpu/selftests.expect
 gzip -9 $here/64vcpu/console.log
