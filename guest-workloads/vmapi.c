@@ -27,6 +27,8 @@
  *   mseal                  a sealed page: munmap (whole call), mprotect, MAP_FIXED, mremap and
  *                          (read-only) MADV_DONTNEED fail with EPERM; its neighbour unmaps -- both
  *   mremap FIXED to 8 TiB  the page moves (grown), then back (shrunk) -- both (the region copies)
+ *   with notifier=1 (debug kernel): mprotect, MADV_DONTNEED and munmap of a page tell the mm's MMU
+ *                          notifiers over a range holding it -- both
  *   pkey_mprotect          the page gets its key (smaps ProtectionKey); an unallocated key EINVAL;
  *                          a write PKRU denies: SIGSEGV SEGV_PKUERR, reads go on -- both
  *   mlock, mlock2,         mlock faults the range in, counts it in VmLck, smaps "lo"; DONTNEED on
@@ -65,6 +67,7 @@
 
 static const struct param params[] = {
 	{ "iters", "1", "rounds of all checks" },
+	{ "notifier", "0", "1: also check that MMU notifiers hear of changes (debug kernel's /proc/vmscale_notifier)" },
 	{ NULL }
 };
 
@@ -185,45 +188,42 @@ static int in_region(void *addr)
 	return found;
 }
 
-/* 1 if the smaps entry holding addr has @flag in VmFlags ("dd": VM_DONTDUMP, "lo": VM_LOCKED). */
-static int vmflag(void *addr, const char *flag)
+/* The line starting with @field in the smaps entry holding addr, in @line; 0 if none. */
+static int smaps_field(void *addr, const char *field, char *line, size_t size)
 {
 	unsigned long lo, hi, a = (unsigned long)addr;
-	char line[512], want[8];
-	int here = 0, set = 0;
+	int here = 0, found = 0;
 	FILE *f = fopen("/proc/self/smaps", "r");
 
 	if (!f)
 		die("vmapi: /proc/self/smaps: %s", strerror(errno));
-	snprintf(want, sizeof(want), " %s", flag);
-	while (fgets(line, sizeof(line), f)) {
+	while (!found && fgets(line, size, f)) {
 		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
 			here = lo <= a && a < hi;
-		else if (here && !strncmp(line, "VmFlags:", 8))
-			set = strstr(line, want) != NULL;
+		else if (here && !strncmp(line, field, strlen(field)))
+			found = 1;
 	}
 	fclose(f);
-	return set;
+	return found;
+}
+
+/* 1 if the smaps entry holding addr has @flag in VmFlags ("dd": VM_DONTDUMP, "lo": VM_LOCKED). */
+static int vmflag(void *addr, const char *flag)
+{
+	char line[512], want[8];
+
+	snprintf(want, sizeof(want), " %s", flag);
+	return smaps_field(addr, "VmFlags:", line, sizeof(line)) && strstr(line, want);
 }
 
 /* The "ProtectionKey:" of the smaps entry holding addr; -1 if none. */
 static int smaps_pkey(void *addr)
 {
-	unsigned long lo, hi, a = (unsigned long)addr;
 	char line[512];
-	int here = 0, key = -1, k;
-	FILE *f = fopen("/proc/self/smaps", "r");
+	int key;
 
-	if (!f)
-		die("vmapi: /proc/self/smaps: %s", strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
-			here = lo <= a && a < hi;
-		else if (here && sscanf(line, "ProtectionKey: %d", &k) == 1)
-			key = k;
-	}
-	fclose(f);
-	return key;
+	return smaps_field(addr, "ProtectionKey:", line, sizeof(line)) &&
+	       sscanf(line, "ProtectionKey: %d", &key) == 1 ? key : -1;
 }
 
 /* VmLck of /proc/self/status, in kB: what mm->locked_vm counts. */
@@ -493,14 +493,14 @@ static void fork_flags(struct worker *w, char *at, uint64_t key)
 /* mlock and its kin on pages at @at: as Linux in every design. */
 static void mlock_rules(struct worker *w, char *at)
 {
-	long before = vmlck_kb();
+	const long kb = PAGE_SIZE / 1024, before = vmlck_kb();
 	int status;
 
 	if (mmap(at, 4 * PAGE_SIZE, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != at)
 		die("vmapi: mmap: %s", strerror(errno));
 	check(w, mlock(at, 4 * PAGE_SIZE) == 0 && pagemap_present(at) && pagemap_present(at + 3 * PAGE_SIZE) &&
-		 vmlck_kb() == before + 4 * PAGE_SIZE / 1024 && vmflag(at, "lo"),
+		 vmlck_kb() == before + 4 * kb && vmflag(at, "lo"),
 	      "mlock faults the range in, counts it in VmLck and smaps shows it locked");
 	check(w, madvise(at, PAGE_SIZE, MADV_DONTNEED) == -1 && errno == EINVAL,
 	      "MADV_DONTNEED on mlocked memory is EINVAL");
@@ -508,7 +508,7 @@ static void mlock_rules(struct worker *w, char *at)
 	if (fork() == 0)
 		_exit(vmflag(at, "lo") ? 1 : 0);
 	check(w, wait(&status) > 0 && exited_0(status), "a fork child does not inherit mlock");
-	check(w, munlock(at + PAGE_SIZE, PAGE_SIZE) == 0 && vmlck_kb() == before + 3 * PAGE_SIZE / 1024 &&
+	check(w, munlock(at + PAGE_SIZE, PAGE_SIZE) == 0 && vmlck_kb() == before + 3 * kb &&
 		 !vmflag(at + PAGE_SIZE, "lo") && vmflag(at, "lo") && vmflag(at + 2 * PAGE_SIZE, "lo"),
 	      "munlock of one page unlocks it alone");
 	check(w, munmap(at, 4 * PAGE_SIZE) == 0 && vmlck_kb() == before, "munmap of mlocked memory uncounts it");
@@ -517,12 +517,12 @@ static void mlock_rules(struct worker *w, char *at)
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != at)
 		die("vmapi: mmap: %s", strerror(errno));
 	check(w, syscall(SYS_mlock2, at, 2 * PAGE_SIZE, MLOCK_ONFAULT) == 0 && !pagemap_present(at) &&
-		 vmflag(at, "lo") && vmlck_kb() == before + 2 * PAGE_SIZE / 1024,
+		 vmflag(at, "lo") && vmlck_kb() == before + 2 * kb,
 	      "mlock2(MLOCK_ONFAULT) locks without faulting in");
 	munmap(at, 2 * PAGE_SIZE);
 	check(w, mmap(at, PAGE_SIZE, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_LOCKED | MAP_FIXED_NOREPLACE, -1, 0) == at &&
-		 pagemap_present(at) && vmflag(at, "lo") && vmlck_kb() == before + PAGE_SIZE / 1024,
+		 pagemap_present(at) && vmflag(at, "lo") && vmlck_kb() == before + kb,
 	      "a fixed MAP_LOCKED mapping is locked and faulted in");
 	munmap(at, PAGE_SIZE);
 	check(w, vmlck_kb() == before, "and VmLck is back where it was");
@@ -544,6 +544,56 @@ static void move_across(struct worker *w, char *at, uint64_t key)
 	check(w, q == at && ((uint64_t *)q)[0] == key && faults((uint64_t *)out),
 	      "and back, shrunk");
 	munmap(at, PAGE_SIZE);
+}
+
+struct probe {
+	long starts, ends;
+	unsigned long lo, hi;
+};
+
+static struct probe notifier_counts(void)
+{
+	struct probe p = { -1, -1, 0, 0 };
+	FILE *f = fopen("/proc/vmscale_notifier", "r");
+
+	if (!f || fscanf(f, "starts %ld ends %ld last_start %lx last_end %lx", &p.starts, &p.ends, &p.lo, &p.hi) != 4)
+		die("vmapi: /proc/vmscale_notifier: %s", f ? "unreadable" : strerror(errno));
+	fclose(f);
+	return p;
+}
+
+/* Whether the MMU notifiers were told of a change over a range holding @at since @before. */
+static int notified(struct probe before, char *at)
+{
+	struct probe now = notifier_counts();
+
+	return now.starts > before.starts && now.starts == now.ends &&
+	       now.lo <= (unsigned long)at && (unsigned long)at < now.hi;
+}
+
+/*
+ * mprotect, MADV_DONTNEED and munmap of a written page at @at tell the mm's MMU notifiers
+ * (what KVM or RDMA mirrors rely on), over a range holding it: as Linux in every design.
+ */
+static void notifier_rules(struct worker *w, char *at)
+{
+	struct probe before;
+	int fd = open("/proc/vmscale_notifier", O_WRONLY);
+
+	if (fd < 0 || write(fd, "1", 1) != 1)
+		die("vmapi: notifier=1 needs the debug kernel's /proc/vmscale_notifier: %s", strerror(errno));
+	close(fd);
+	if (mmap(at, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != at)
+		die("vmapi: mmap: %s", strerror(errno));
+	at[0] = 1;
+	before = notifier_counts();
+	check(w, mprotect(at, PAGE_SIZE, PROT_READ) == 0 && notified(before, at), "mprotect tells MMU notifiers");
+	before = notifier_counts();
+	check(w, madvise(at, PAGE_SIZE, MADV_DONTNEED) == 0 && notified(before, at),
+	      "MADV_DONTNEED tells MMU notifiers");
+	(void)*(volatile char *)at;
+	before = notifier_counts();
+	check(w, munmap(at, PAGE_SIZE) == 0 && notified(before, at), "munmap tells MMU notifiers");
 }
 
 /* mseal on two read-only pages at @at, the first sealed: as Linux in every design. */
@@ -657,6 +707,8 @@ static void round_of_checks(struct worker *w)
 	mseal_rules(w, (char *)p + (128 + 8 * rounds++) * PAGE_SIZE);	/* a seal stays: a new place each round */
 	pkey_rules(w, (char *)p + 64 * PAGE_SIZE, key);
 	move_across(w, (char *)p + 64 * PAGE_SIZE, key);
+	if (param_int("notifier"))
+		notifier_rules(w, (char *)p + 64 * PAGE_SIZE);
 
 	q = mremap(p, PAGE_SIZE, PAGE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED, (char *)p + THREAD_STRIDE);
 	check(w, q == (char *)p + THREAD_STRIDE && ((uint64_t *)q)[0] == key, "mremap moves the page");

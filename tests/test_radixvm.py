@@ -59,11 +59,15 @@ def _check_paths(rows, cores):
     # refuses, madvise's fork flags (kernel 0026), mlock (0027), mseal (0028),
     # MREMAP_DONTUNMAP (0030), protection keys (0031) and mremap across the region's edge
     # (0032): each design behaved as its integration rules say (the workload knows both sets
-    # of rules; it fails on a mismatch).  57 checks a round; the kernel has
-    # CONFIG_CROSS_MEMORY_ATTACH and QEMU's CPU protection keys.
+    # of rules; it fails on a mismatch).  57 checks a round, 3 more with notifier=1 (the debug
+    # kernel's MMU-notifier probe: 0033); the kernel has CONFIG_CROSS_MEMORY_ATTACH and QEMU's CPU
+    # protection keys.
     for v in VARIANTS if ("stock", "vmapi") in rows else ():
+        if (v, "vmapi") not in rows:
+            continue
         vmapi = rows[(v, "vmapi")]
-        assert vmapi["radix_region"] == (v != "stock") and vmapi["ops"] == 2 * 57, vmapi
+        per_round = 57 + 3 * int(vmapi["params"].get("notifier", "0"))
+        assert vmapi["radix_region"] == (v != "stock") and vmapi["ops"] == 2 * per_round, vmapi
     # The kernel's MAP_FIXED_NOREPLACE selftest passes on the region.
     if ("radixvm", "selftests") in rows:
         assert rows[("radixvm", "selftests")]["exit_codes"] == {"map_fixed_noreplace": 0}
@@ -135,10 +139,13 @@ def test_radixvm_8_vcpus_lockdep_kasan(qemu_ready, request, tmp_path, flavor):
     # KASAN is the slow tier (its kernel build alone is ~10 min of CI's budget): run it by hand
     # after any change to kernel-patches/ (README, Testing)
     request.getfixturevalue(f"{flavor}_kernel")
-    # KASAN checks every access: a third of the stress rounds keeps this boot near a minute
-    params = PARAMS + (["stress.iters=1000"] if flavor == "kasan" else [])
+    # KASAN checks every access: a third of the stress rounds keeps this boot near a minute.
+    # vmapi with the debug kernel's MMU-notifier probe: region changes reach MMU notifiers.
+    params = PARAMS + ["vmapi.notifier=1"] + (["stress.iters=1000"] if flavor == "kasan" else [])
     rows = _run(flavor, 8, tmp_path / flavor, variants=["radixvm", "stock"],
-                workloads=["stress", "local", "pipeline", "pageshare", "forkcopy", "lazymm"], params=params)
+                workloads=["stress", "local", "pipeline", "pageshare", "forkcopy", "vmapi", "lazymm"],
+                params=params)
+    assert all(rows[(v, "vmapi")]["params"]["notifier"] == "1" for v in ("radixvm", "stock"))
     _check_paths(rows, 8)
     _check_fork(rows, 8)
     _check_no_leak(rows)
