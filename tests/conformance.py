@@ -19,7 +19,10 @@ def rows_of(run_dir: Path, workload: str) -> dict:
     return {r["kernel_variant"]: r for r in rows if r["workload"] == workload}
 
 
-def expected_selftest_failures(path: Path = REPO / "guest-workloads" / "selftests.expect") -> dict:
+EXPECT = REPO / "guest-workloads" / "selftests.expect"
+
+
+def expected_selftest_failures(path: Path = EXPECT) -> dict:
     """selftests.expect (today's, or the one a kept run was made with): {(mode, test): status}."""
     out = {}
     for line in path.read_text().splitlines():
@@ -33,12 +36,12 @@ def selftest_mode(variant: str) -> str:
     return variant if variant == "radixvm-percore" else "radixvm" if variant.startswith("radixvm") else "stock"
 
 
-def check_selftests(rows: dict, tests: list, expect_file: Path | None = None) -> dict:
+def check_selftests(rows: dict, tests: list, expect_file: Path = EXPECT) -> dict:
     """Every test passes or skips, or fails with the status selftests.expect (today's, or
     @expect_file) gives it for every design or for the region; every listed failure is seen as
     listed.  Returns the counts per variant ({variant: (passed, skipped, expected failures,
     retried)}) for the record."""
-    expect = expected_selftest_failures(*([expect_file] if expect_file else []))
+    expect = expected_selftest_failures(expect_file)
     stock = rows["stock"]["exit_codes"]
     counts = {}
     for variant, row in rows.items():
