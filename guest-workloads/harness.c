@@ -28,6 +28,9 @@ static const struct param common_params[] = {
 	{ "inject", "0", "1: corrupt the first page written, behind the "
 			  "workload's back (/proc/self/mem), to prove "
 			  "verification catches it" },
+	{ "physmap", "0", "1: after the ROI, print /proc/vmscale_physmap (what "
+			   "each page frame holds; gem5 hot-line runs name their "
+			   "lines by it)" },
 	{ NULL }
 };
 
@@ -433,6 +436,31 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/*
+ * What each frame holds at the ROI's end, while the workload's objects
+ * (its mm, VMAs, files) are still alive: a hot-line trace of the ROI is
+ * named by it (vmscale.linenames).  Printed between markers so that the
+ * host can take it from the console.
+ */
+static void print_physmap(void)
+{
+	static char buf[1 << 16];
+	FILE *f = fopen("/proc/vmscale_physmap", "r");
+	size_t n;
+
+	if (!f) {
+		printf("VMSCALE-PHYSMAP-NONE %s\n", strerror(errno));
+		return;
+	}
+	printf("VMSCALE-PHYSMAP-BEGIN\n");
+	fflush(stdout);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, stdout);
+	fclose(f);
+	printf("VMSCALE-PHYSMAP-END\n");
+	fflush(stdout);
+}
+
 static long children_minflt;	/* faults of worker processes (psearchy processes=1) */
 
 static void print_result(long long *before, long long *after, struct rusage *ru0,
@@ -534,6 +562,8 @@ int main(int argc, char **argv)
 		getrusage(RUSAGE_CHILDREN, &rc);
 		children_minflt = rc.ru_minflt;
 	}
+	if (param_int("physmap"))
+		print_physmap();
 	if (workload.settle)
 		workers[0].errors += workload.settle(&workers[0]);
 	read_vmstat(after);

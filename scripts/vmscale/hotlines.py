@@ -14,7 +14,7 @@ import json
 import math
 from pathlib import Path
 
-from vmscale import linenames
+from vmscale import linenames, physmap
 from vmscale.errors import VmscaleError
 from vmscale_gem5 import configini, hotlines, stats
 
@@ -69,7 +69,10 @@ def read_run(run_dir: Path) -> dict:
     period = int(cfg["board.clk_domain"]["clock"]) if cfg.has_section("board.clk_domain") else 333
     with gzip.open(events, "rt") as f:
         evs = list(hotlines.read_events(f))
-    return {"manifest": manifest, "rows": rows, "rois": rois, "dumps": dumps, "period": period, "events": evs}
+    console = run_dir / "console.log"
+    maps = physmap.from_console(console.read_text(errors="replace")) if console.is_file() else {}
+    return {"manifest": manifest, "rows": rows, "rois": rois, "dumps": dumps, "period": period, "events": evs,
+            "physmaps": maps}
 
 
 def namer_for(manifest: dict, cores: int, vmlinux=None, checkpoint=None):
@@ -107,16 +110,19 @@ def analyse(run_dir: Path, top: int = 15, vmlinux=None, checkpoint=None, namer=N
     if namer is None:
         namer, offsets = namer_for(run["manifest"], run["manifest"]["cores"], vmlinux, checkpoint)
     per_roi = hotlines.split_rois(run["events"], run["rois"])
+    maps = run["physmaps"]
     out, checks = [], []
     for i, (row, evs) in enumerate(zip(done, per_roi)):
         moves = hotlines.transfers(evs)
         counts = hotlines.per_line(moves)
-        out += table(row, counts, row["ops"], namer, run["period"], top)
+        pm = maps.get(row.get("case_id"))
+        out += table(row, counts, row["ops"], namer if pm is None else namer.with_physmap(pm), run["period"], top)
         traced_getx = sum(1 for t in moves if t.kind == "getx")
         stat_getx = stats.summary(run["dumps"][i], row["ops"]).get("l1_fwd_getx") if i < len(run["dumps"]) else None
         checks.append({"case": row.get("case_id"), "kernel_variant": row.get("kernel_variant"),
                        "workload": row.get("workload"), "ops": row["ops"], "traced_fwd_getx": traced_getx,
-                       "stats_fwd_getx": stat_getx, "lines": len(counts), "moves": len(moves)})
+                       "stats_fwd_getx": stat_getx, "lines": len(counts), "moves": len(moves),
+                       "physmap_frames": len(pm.frames) if pm else 0, "physmap_damaged": pm.damaged if pm else 0})
     return {"rows": out, "checks": checks, "percpu_offsets": offsets}
 
 

@@ -6,12 +6,14 @@ gem5 traces physical addresses.  The vmscale kernels boot with nokaslr, so (arch
   - the direct map starts at PAGE_OFFSET, and each CPU's per-CPU area lives there: a per-CPU
     variable at zero-based offset s is, for CPU c, at __per_cpu_offset[c] + s.
 __per_cpu_offset[] is read from the boot checkpoint's memory image (the areas are set up once
-at boot and never move).  What is neither is named by its 4 KiB page ("dynamic": slab
-objects, page tables and user pages alike, which static symbols cannot tell apart); lines
-are grouped, never dropped.
+at boot and never move).  What is neither is named from the ROI's physmap when the run has
+one (vmscale.physmap: slab cache and offset, the process's own objects by field, page
+tables, user and file pages), else by its 4 KiB page ("dynamic"); lines are grouped, never
+dropped.
 """
 
 import bisect
+import copy
 import gzip
 import subprocess
 from dataclasses import dataclass
@@ -94,9 +96,11 @@ def per_cpu_offsets(pmem_gz: Path, table: SymbolTable, cpus: int) -> list:
 
 
 class Namer:
-    """Physical line address -> (kind, name).  kind: kernel (static data or text), percpu, dynamic."""
+    """Physical line address -> (kind, name).  kind: kernel (static data or text), percpu, then
+    the physmap's kinds (object, slab, pgtable, user, file, reserved, other, dynamic) or dynamic."""
 
-    def __init__(self, symbols, percpu_offsets=()):
+    def __init__(self, symbols, percpu_offsets=(), physmap=None):
+        self.physmap = physmap          # vmscale.physmap.Physmap: names the rest, when the run has one
         self.table = SymbolTable(symbols)
         names = {s.name: s.addr for s in symbols}
         self.kernel = (names.get("_text", 0) - START_KERNEL_MAP, names.get("_end", 0) - START_KERNEL_MAP)
@@ -123,4 +127,12 @@ class Namer:
                 return "percpu", f"{label} [cpu{cpu}]"
             if self.pcpu_size <= s < self.unit:
                 return "percpu", f"alloc_percpu +{s:#x} [cpu{cpu}]"
+        if self.physmap is not None:
+            return self.physmap.name(line)
         return "dynamic", f"page {line & ~0xfff:#x}"
+
+    def with_physmap(self, physmap):
+        """This namer, naming what is not kernel image or per-CPU data by one ROI's physmap."""
+        other = copy.copy(self)
+        other.physmap = physmap
+        return other

@@ -60,6 +60,9 @@ def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), para
     """Returns (run directory, rows, failures).  Each step is the backend's (vmscale.backends)."""
     be = get_backend(backend)
     cases = plan(workload_names, variant_names, cores, params, only)
+    if backend == "gem5" and int((gem5_opts or {}).get("hotlines") or 0):
+        for c in cases:     # a traced ROI's lines are named by what the frames held at its end
+            c.args.setdefault("physmap", 1)
     req = Request(cores=cores, cases=tuple(cases), flavor=flavor, timeout=timeout, memory=memory,
                   gem5_opts=dict(gem5_opts or {}), kernel_args=tuple(kernel_args), watchdog_scale=watchdog_scale,
                   max_host_seconds=max_host_seconds)
