@@ -1,13 +1,16 @@
 """Piggin's comparison: page-cache lookups locked (vm.vmscale_pagecache=locked, kernel 0023)
 and lockless (stock), on the debug kernel (DEBUG_VM, lockdep) at 32 vCPUs in one boot.  The
 lookups race removal and refill of the file's pages (thread 0 evicts them), every page read is
-verified, and the file stressors of stress-ng (third-party, --verify) run in both modes."""
+verified, and the file stressors of stress-ng (third-party, --verify) run in both modes.  Each
+pagecache case also reads /proc/vmscale_physmap (kernel 0035) under lockdep."""
 
 import json
 
 import pytest
 
 from conftest import vmscale
+from test_physmap import check_kernel_map
+from vmscale import physmap
 
 pytestmark = pytest.mark.qemu
 VARIANTS = ["stock", "pagecache-locked"]
@@ -22,13 +25,20 @@ def test_locked_and_lockless_lookups_race_eviction_on_the_debug_kernel(debug_ker
                 "--workload", "pagecache,stressng", "--kernel-variant", ",".join(VARIANTS),
                 "--param", "pagecache.iters=300", "--param", "pagecache.file_pages=64",
                 "--param", "pagecache.evict=25", "--param", f"stressng.stressors={STRESSORS}",
+                "--param", "pagecache.physmap=1",
                 "--out", out, "--timeout", 2400)
     rows = {(row["kernel_variant"], row["workload"]): row
             for row in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
     assert set(rows) == {(v, w) for v in VARIANTS for w in ("pagecache", "stressng")}, r.stdout[-3000:]
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["kernel_problems"] == []          # no lockdep, DEBUG_VM or RCU report
-    assert "Lock dependency validator" in (out / "console.log").read_text()
+    console = (out / "console.log").read_text(errors="replace")
+    assert "Lock dependency validator" in console
+    # kernel 0035's map, read after each pagecache ROI under lockdep (slab_mutex, then the mmap_lock)
+    maps = physmap.from_console(console)
+    assert sorted(maps) == [1, 3]
+    for case, pm in maps.items():
+        check_kernel_map(pm, f"case {case}")
 
     stock, locked = rows[("stock", "pagecache")], rows[("pagecache-locked", "pagecache")]
     for row in (stock, locked):
