@@ -69,8 +69,12 @@ def read_run(run_dir: Path) -> dict:
     period = int(cfg["board.clk_domain"]["clock"]) if cfg.has_section("board.clk_domain") else 333
     with gzip.open(events, "rt") as f:
         evs = list(hotlines.read_events(f))
-    console = run_dir / "console.log"
-    maps = physmap.from_console(console.read_text(errors="replace")) if console.is_file() else {}
+    console = next((p for p in (run_dir / "console.log", run_dir / "console.log.gz") if p.is_file()), None)
+    maps = {}
+    if console:
+        with (gzip.open(console, "rt", errors="replace") if console.suffix == ".gz" else
+              open(console, errors="replace")) as f:
+            maps = physmap.from_console(f.read())
     return {"manifest": manifest, "rows": rows, "rois": rois, "dumps": dumps, "period": period, "events": evs,
             "physmaps": maps}
 
