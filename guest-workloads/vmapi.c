@@ -35,6 +35,9 @@
  *   munlock, MAP_LOCKED    it EINVAL; a fork child is not locked; munlock of a page unlocks it
  *                          alone; munmap uncounts; MLOCK_ONFAULT faults nothing in; a fixed
  *                          MAP_LOCKED mapping is locked and faulted in -- the same in both
+ *   userfaultfd, in a      UFFDIO_REGISTER works, the memory keeps its data, UFFDIO_COPY fills
+ *   one-thread child       a missing page, the next mmap is outside the region, a fork child
+ *                          reads the data -- both (the region's process leaves it: kernel 0036)
  *   file mapping, fixed    mapped                fails with EINVAL
  *   mremap of the page     moves it              moves it
  *   munmap, then a read    SIGSEGV               SIGSEGV
@@ -47,10 +50,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <linux/userfaultfd.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -269,7 +274,7 @@ static void check(struct worker *w, int ok, const char *what)
  * MREMAP_DONTUNMAP differently.  Checks of a feature the kernel lacks are skipped, and said so;
  * vmscale's kernels under QEMU have them all, and the tests count every check there.
  */
-enum feature { F_DONTUNMAP, F_MSEAL, F_PKEYS, NR_FEATURES };
+enum feature { F_DONTUNMAP, F_MSEAL, F_PKEYS, F_UFFD, NR_FEATURES };
 
 /*
  * mremap(MREMAP_DONTUNMAP) of a page to anywhere.  Through the system call, not glibc's
@@ -281,7 +286,8 @@ static void *dontunmap(void *p)
 {
 	return (void *)syscall(SYS_mremap, p, PAGE_SIZE, PAGE_SIZE, MREMAP_MAYMOVE | MREMAP_DONTUNMAP, 0UL);
 }
-static const char *const feature_names[NR_FEATURES] = { "MREMAP_DONTUNMAP", "mseal", "protection keys" };
+static const char *const feature_names[NR_FEATURES] = { "MREMAP_DONTUNMAP", "mseal", "protection keys",
+							 "userfaultfd" };
 
 static int have(enum feature f)
 {
@@ -309,6 +315,12 @@ static int have(enum feature f)
 		ok = key > 0;
 		if (ok)
 			syscall(SYS_pkey_free, key);
+		break;
+	case F_UFFD:		/* natively, an unprivileged user may not have it */
+		key = syscall(SYS_userfaultfd, O_CLOEXEC);
+		ok = key >= 0;
+		if (ok)
+			close(key);
 		break;
 	default:
 		break;
@@ -721,6 +733,84 @@ static void pkey_rules(struct worker *w, char *at, uint64_t key)
 	munmap(at, PAGE_SIZE);
 }
 
+/*
+ * userfaultfd over region memory, in a fork child (one thread): the registration succeeds
+ * (under RadixVM the process leaves the region for VMAs, kernel 0036), the memory keeps its
+ * data, UFFDIO_COPY fills a missing page, the next mmap is not placed in the region, and a
+ * fork child of the process reads the data.  As Linux does in every design.  Each failed
+ * check is a bit of the child's exit status.
+ */
+enum { UF_REGISTER, UF_DATA, UF_COPY, UF_PLACE, UF_FORK, NR_UF };
+
+static int uffd_child(char *at, uint64_t key)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	struct uffdio_copy copy;
+	static uint64_t src[PAGE_SIZE / 8];
+	int uffd, bad = 0, status;
+	char *ro = at + 4 * PAGE_SIZE;
+	void *next;
+	pid_t pid;
+
+	if (mmap(at, 4 * PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+		 -1, 0) != at || mmap(ro, PAGE_SIZE, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != ro)
+		return (1 << NR_UF) - 1;
+	((uint64_t *)at)[0] = key;
+	((uint64_t *)(at + 2 * PAGE_SIZE))[7] = ~key;
+	((uint64_t *)ro)[1] = key + 1;
+	mprotect(ro, PAGE_SIZE, PROT_READ);
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
+	reg.range.start = (uintptr_t)at;
+	reg.range.len = 4 * PAGE_SIZE;
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api) || ioctl(uffd, UFFDIO_REGISTER, &reg))
+		return (1 << NR_UF) - 1;
+	if (((uint64_t *)at)[0] != key || ((uint64_t *)(at + 2 * PAGE_SIZE))[7] != ~key ||
+	    ((uint64_t *)ro)[1] != key + 1)
+		bad |= 1 << UF_DATA;
+	src[0] = key + 2;
+	copy = (struct uffdio_copy){ .dst = (uintptr_t)(at + PAGE_SIZE), .src = (uintptr_t)src,
+				     .len = PAGE_SIZE };
+	if (ioctl(uffd, UFFDIO_COPY, &copy) || copy.copy != PAGE_SIZE ||
+	    ((uint64_t *)(at + PAGE_SIZE))[0] != key + 2)
+		bad |= 1 << UF_COPY;
+	next = mmap(NULL, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (next == MAP_FAILED || in_region(next))
+		bad |= 1 << UF_PLACE;
+	pid = fork();
+	if (pid == 0)
+		_exit(((uint64_t *)at)[0] == key && ((uint64_t *)ro)[1] == key + 1 ? 0 : 1);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		bad |= 1 << UF_FORK;
+	return bad;
+}
+
+static void uffd_rules(struct worker *w, char *at, uint64_t key)
+{
+	static const char *const what[NR_UF] = {
+		"UFFDIO_REGISTER over the memory, from a process of one thread",
+		"the registered memory (written, untouched, read-only) keeps its data",
+		"UFFDIO_COPY fills a missing page of it",
+		"the process's next mmap(NULL) is placed outside the region",
+		"a fork child of it reads the data",
+	};
+	int status, bad = (1 << NR_UF) - 1;
+	pid_t child;
+
+	if (!have(F_UFFD))
+		return;
+	child = fork();
+	if (child == 0) {
+		signal(SIGSEGV, SIG_DFL);
+		_exit(uffd_child(at, key));
+	}
+	if (child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status))
+		bad = WEXITSTATUS(status);
+	for (int i = 0; i < NR_UF; i++)
+		check(w, !(bad & 1 << i), what[i]);
+}
+
 static void round_of_checks(struct worker *w)
 {
 	static int rounds;
@@ -773,6 +863,7 @@ static void round_of_checks(struct worker *w)
 	mseal_rules(w, (char *)p + (128 + 8 * rounds++) * PAGE_SIZE);	/* a seal stays: a new place each round */
 	pkey_rules(w, (char *)p + 64 * PAGE_SIZE, key);
 	move_across(w, (char *)p + 64 * PAGE_SIZE, key);
+	uffd_rules(w, (char *)p + 64 * PAGE_SIZE, key);
 	if (param_int("notifier"))
 		notifier_rules(w, (char *)p + 64 * PAGE_SIZE);
 

@@ -21,6 +21,7 @@ field file f_count 0 8
 field file f_pos 112 8
 object 2148000 1224 mm_struct mm
 object 20830c0 184 file fd3
+memmap 7fd00000 0 32768 64
 frames 1000 16 slab 3 mm_struct 1280
 frames 1010 1 slab 0 filp 192
 frames 1011 2 pgtable 0 - 0
@@ -61,6 +62,14 @@ def test_other_kinds_and_a_frame_not_in_the_map():
     assert pm.name(0x1016 * 4096 + 128) == ("file", "ext2 inode 77 page 0x1016000")
     assert pm.name(0x5000 * 4096)[0] == "dynamic"
     assert "free" in pm.name(0x5000 * 4096)[1]
+
+
+def test_a_struct_page_is_named_by_the_frame_it_describes():
+    pm = physmap.parse(MAP.splitlines())
+    assert pm.name(0x7fd00000 + 0x1016 * 64) == ("memmap", "struct page of pfn 0x1016: file, ext2 inode 77")
+    assert pm.name(0x7fd00000 + 0x1000 * 64) == ("memmap", "struct page of pfn 0x1000: slab mm_struct")
+    assert pm.name(0x7fd00000 + 0x5000 * 64)[1].endswith(": free")
+    assert pm.name(0x7fd00000 + 32768 * 64)[0] != "memmap"       # past the run
 
 
 def test_a_damaged_line_is_counted_and_blocks_go_to_the_case_that_printed_them():
@@ -110,6 +119,14 @@ def check_kernel_map(pm: physmap.Physmap, cases: str):
     inode_at = {label: phys for phys, _, label in objs["inode"]}
     i_data = next(off for off, _, name in pm.fields["inode"] if name == "i_data")
     assert any(phys == inode_at.get(label, -1) + i_data for phys, _, label in objs["address_space"])
+    # every listed frame has its struct page somewhere in the memmap runs, none overlapping
+    runs = sorted(pm.memmap)
+    assert runs and all(a[0] + a[2] * a[3] <= b[0] for a, b in zip(runs, runs[1:]))
+    covered = sorted((pfn, pfn + count) for _, pfn, count, _ in runs)
+    for f in pm.frames:
+        assert any(lo <= f.pfn and f.pfn + f.count <= hi for lo, hi in covered) or \
+            sum(min(hi, f.pfn + f.count) - max(lo, f.pfn) for lo, hi in covered if lo < f.pfn + f.count
+                and f.pfn < hi) == f.count, f
     # an object the map lists is named as that object, field and all
     mm = objs["mm_struct"][0][0]
     lock = next(off for off, _, name in pm.fields["mm_struct"] if name == "mmap_lock")

@@ -97,7 +97,8 @@ def per_cpu_offsets(pmem_gz: Path, table: SymbolTable, cpus: int) -> list:
 
 class Namer:
     """Physical line address -> (kind, name).  kind: kernel (static data or text), percpu, then
-    the physmap's kinds (object, slab, pgtable, user, file, reserved, other, dynamic) or dynamic."""
+    the physmap's kinds (object, memmap, slab, pgtable, user, file, reserved, other, dynamic) or
+    dynamic."""
 
     def __init__(self, symbols, percpu_offsets=(), physmap=None):
         self.physmap = physmap          # vmscale.physmap.Physmap: names the rest, when the run has one

@@ -6,6 +6,7 @@ sets it), between VMSCALE-PHYSMAP-BEGIN and -END markers; the kernel's records (
 "mm: vmscale: /proc/vmscale_physmap"):
     field STRUCT MEMBER OFFSET SIZE     member offsets compiled into that kernel (SIZE 0: to the end)
     object PHYS SIZE STRUCT LABEL       the ROI process's mm_struct, VMAs, VMA locks, files, inodes
+    memmap PHYS PFN COUNT SIZE          the struct pages of COUNT frames from PFN lie from PHYS on
     frames PFN COUNT KIND ORDER NAME SIZE   a run of frames: slab (NAME cache, SIZE object stride),
                                         pgtable, anon, file (NAME filesystem, SIZE inode), reserved, other
 Frames not listed were free.  Kernel messages can land inside a line on the shared console: a
@@ -25,6 +26,7 @@ CACHE_STRUCT = {"mm_struct": "mm_struct", "filp": "file", "vm_area_struct": "vm_
 
 _FIELD = re.compile(r"field (\w+) (\w+) (\d+) (\d+)$")
 _OBJECT = re.compile(r"object ([0-9a-f]+) (\d+) (\w+) (\S+)$")
+_MEMMAP = re.compile(r"memmap ([0-9a-f]+) ([0-9a-f]+) (\d+) (\d+)$")
 _FRAMES = re.compile(r"frames ([0-9a-f]+) (\d+) (slab|pgtable|anon|file|reserved|other) (\d+) (\S+) (\d+)$")
 
 
@@ -43,6 +45,7 @@ class Physmap:
     fields: dict = field(default_factory=dict)     # struct -> [(offset, size, member)]
     objects: list = field(default_factory=list)    # [(phys, size, struct, label)]
     frames: list = field(default_factory=list)     # [Frames] sorted by pfn
+    memmap: list = field(default_factory=list)     # [(phys, pfn, count, size)]: where struct pages lie
     damaged: int = 0                               # lines that did not parse
 
     def __post_init__(self):
@@ -71,6 +74,10 @@ class Physmap:
             phys, size, struct, label = min(hit, key=lambda o: o[1])     # the innermost object
             start, end = max(line - phys, 0), min(line + LINE, phys + size) - phys
             return "object", _label(f"{struct}+{start:#x} {label}", self.members(struct, start, end, size))
+        for phys, pfn, count, size in self.memmap:
+            if phys <= line < phys + count * size:
+                described = pfn + (line - phys) // size
+                return "memmap", f"struct page of pfn {described:#x}: {self.what(described)}"
         page = line & ~(PAGE - 1)
         f = self.frame(line // PAGE)
         if f is None:
@@ -93,6 +100,18 @@ class Physmap:
         return "other", f"page {page:#x} (kernel allocation or RadixVM region page)"
 
 
+    def what(self, pfn: int) -> str:
+        """A frame's kind in a few words (for the struct page that describes it)."""
+        f = self.frame(pfn)
+        if f is None:
+            return "free"
+        if f.kind == "slab":
+            return f"slab {f.name}"
+        if f.kind == "file":
+            return f"file, {f.name} inode {f.size}"
+        return f.kind
+
+
 def _label(where: str, members: list) -> str:
     if not members:
         return where
@@ -100,7 +119,7 @@ def _label(where: str, members: list) -> str:
 
 
 def parse(lines) -> Physmap:
-    fields, objects, frames, damaged = {}, [], [], 0
+    fields, objects, frames, memmap, damaged = {}, [], [], [], 0
     for raw in lines:
         line = raw.strip()
         if not line:
@@ -109,11 +128,13 @@ def parse(lines) -> Physmap:
             fields.setdefault(m[1], []).append((int(m[3]), int(m[4]), m[2]))
         elif m := _OBJECT.match(line):
             objects.append((int(m[1], 16), int(m[2]), m[3], m[4]))
+        elif m := _MEMMAP.match(line):
+            memmap.append((int(m[1], 16), int(m[2], 16), int(m[3]), int(m[4])))
         elif m := _FRAMES.match(line):
             frames.append(Frames(int(m[1], 16), int(m[2]), m[3], int(m[4]), m[5], int(m[6])))
         else:
             damaged += 1
-    return Physmap(fields, objects, frames, damaged)
+    return Physmap(fields, objects, frames, memmap, damaged)
 
 
 def from_console(text: str) -> dict:
