@@ -16,8 +16,8 @@ pytestmark = pytest.mark.qemu
 # totals show what the region left behind; lazymm (100 x 1 ms sleeps) ends the boot with ten
 # Refcache epochs in which empty radix nodes collapse.
 VARIANTS = ["radixvm", "radixvm-atomic", "stock"]
-# selftests: map_fixed_noreplace is the kernel mm selftest that applies to the region (the
-# others exercise mremap, mlock, mseal, userfaultfd or MADV_POPULATE, which it refuses).
+# selftests: map_fixed_noreplace, the mm selftest written for address-space placement (all of
+# them run under every design in test_qemu_stress.py).
 # forkcopy: children of threaded parents check their copy of private and shared memory.
 WORKLOADS = ["stress", "local", "pipeline", "global", "pageshare", "footprint", "vmapi",
              "selftests", "forkcopy", "lazymm"]
@@ -162,3 +162,29 @@ def test_radixvm_stress_32_vcpus(qemu_ready, tmp_path):
     assert rows[("radixvm", "stress")]["vmstat"]["radix_mremap"] > 0
     assert rows[("radixvm", "local")]["vmstat"]["radix_munmap"] >= 32 * 100
     _check_no_leak(rows)
+
+
+def test_the_oom_killer_picks_a_region_process_and_its_region_is_freed(qemu_ready, tmp_path):
+    """A process that fills memory in the region is the one the OOM killer kills (region pages
+    count in its RSS), in both page-table designs as under stock, and everything its region held
+    is freed: the last case's running totals balance."""
+    out = tmp_path / "oom"
+    r = vmscale("run", "--backend", "qemu", "--cores", 2, "--memory", 384, "--workload", "footprint,lazymm",
+                "--kernel-variant", "radixvm,radixvm-percore,stock", "--param", "footprint.threads=1",
+                "--param", "footprint.iters=3", "--param", "footprint.pages=80000",
+                # three mappings of 312 MiB: each passes overcommit's heuristic, the third runs out
+
+                "--param", "lazymm.iters=100", "--param", "lazymm.sleep_ns=1000000", "--out", out,
+                "--timeout", 1200)
+    rows = {(row["kernel_variant"], row["workload"]): row
+            for row in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    console = (out / "console.log").read_text(errors="replace")
+    killed = [line for line in console.splitlines() if "Out of memory: Killed process" in line]
+    assert len(killed) == 3 and all("(footprint)" in line for line in killed), (killed, r.stdout[-2000:])
+    for v in ("radixvm", "radixvm-percore", "stock"):
+        assert not rows[(v, "footprint")]["ok"], rows[(v, "footprint")]
+        assert rows[(v, "lazymm")]["ok"]
+    totals = rows[("stock", "lazymm")]["radix_totals"]
+    assert totals["regions"] >= 4 and totals["pages_mapped"] > 2 * 40000     # both filled memory
+    for made, freed in FREED.items():
+        assert totals[made] == totals[freed], (made, totals)
