@@ -14,7 +14,8 @@
  *   process_vm_readv and   read and write it     the same (GUP takes region pages: kernel 0021)
  *   process_vm_writev      (skipped if the kernel lacks the calls)
  *   FUTEX_WAKE (shared)    0                     0 (keyed by address)
- *   smaps VmFlags          no "dd"               "dd" (left out of core dumps)
+ *   smaps VmFlags, core    no "dd"; a core dump (core_pattern "core") holds a written page's data
+ *   dump                   -- both (the region is dumped as its mappings: kernel 0037)
  *   vmsplice, then munmap  the pipe reads the     the same (the pipe's reference keeps the page)
  *                          page's bytes
  *   O_DIRECT read into it  the file's bytes      the same
@@ -47,6 +48,7 @@
 #define _GNU_SOURCE
 #include "harness.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -54,10 +56,12 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -274,7 +278,7 @@ static void check(struct worker *w, int ok, const char *what)
  * MREMAP_DONTUNMAP differently.  Checks of a feature the kernel lacks are skipped, and said so;
  * vmscale's kernels under QEMU have them all, and the tests count every check there.
  */
-enum feature { F_DONTUNMAP, F_MSEAL, F_PKEYS, F_UFFD, NR_FEATURES };
+enum feature { F_DONTUNMAP, F_MSEAL, F_PKEYS, F_UFFD, F_COREDUMP, NR_FEATURES };
 
 /*
  * mremap(MREMAP_DONTUNMAP) of a page to anywhere.  Through the system call, not glibc's
@@ -287,7 +291,7 @@ static void *dontunmap(void *p)
 	return (void *)syscall(SYS_mremap, p, PAGE_SIZE, PAGE_SIZE, MREMAP_MAYMOVE | MREMAP_DONTUNMAP, 0UL);
 }
 static const char *const feature_names[NR_FEATURES] = { "MREMAP_DONTUNMAP", "mseal", "protection keys",
-							 "userfaultfd" };
+							 "userfaultfd", "core dumps to a file named core" };
 
 static int have(enum feature f)
 {
@@ -316,6 +320,16 @@ static int have(enum feature f)
 		if (ok)
 			syscall(SYS_pkey_free, key);
 		break;
+	case F_COREDUMP: {	/* the kernel's default pattern: a file in the crashing process's cwd */
+		char pattern[64] = "";
+		FILE *f = fopen("/proc/sys/kernel/core_pattern", "r");
+
+		ok = f && fgets(pattern, sizeof(pattern), f) && !strcmp(pattern, "core\n");
+		if (f)
+			fclose(f);
+		errno = ok ? 0 : ENOTSUP;
+		break;
+	}
 	case F_UFFD:		/* natively, an unprivileged user may not have it */
 		key = syscall(SYS_userfaultfd, O_CLOEXEC);
 		ok = key >= 0;
@@ -454,6 +468,52 @@ static int odirect_reads(char *spare)
 	return ok;
 }
 
+/*
+ * A core dump of a process with @key at @at: the child writes it, chdirs to /tmp and aborts;
+ * the dump (/tmp/core or /tmp/core.PID) must hold the key at @at in one of its PT_LOAD segments.
+ */
+static int core_holds(char *at, uint64_t key)
+{
+	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+	char path[64];
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	uint64_t got = 0;
+	int status, fd, found = 0;
+	pid_t child = fork();
+
+	if (child == 0) {
+		signal(SIGABRT, SIG_DFL);
+		if (mmap(at, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			 -1, 0) != at || setrlimit(RLIMIT_CORE, &unlimited) || chdir("/tmp"))
+			_exit(1);
+		((uint64_t *)at)[1] = key;
+		abort();
+	}
+	if (child < 0 || waitpid(child, &status, 0) != child || !WIFSIGNALED(status) || !WCOREDUMP(status))
+		return 0;
+	snprintf(path, sizeof(path), "/tmp/core.%d", child);
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/tmp/core");
+		fd = open(path, O_RDONLY);
+	}
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) && !memcmp(eh.e_ident, ELFMAG, SELFMAG))
+		for (int i = 0; i < eh.e_phnum && !found; i++) {
+			if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * eh.e_phentsize) != sizeof(ph))
+				break;
+			if (ph.p_type == PT_LOAD && ph.p_vaddr <= (uintptr_t)at &&
+			    (uintptr_t)at + 16 <= ph.p_vaddr + ph.p_filesz)
+				found = pread(fd, &got, 8, ph.p_offset + ((uintptr_t)at - ph.p_vaddr) + 8) == 8 &&
+					got == key;
+		}
+	close(fd);
+	unlink(path);
+	return found;
+}
+
 /* Where the region's rules differ from stock's, each design keeps its own (README table). */
 static void region_rules(struct worker *w, uint64_t *p, uint64_t key, int radix)
 {
@@ -463,8 +523,9 @@ static void region_rules(struct worker *w, uint64_t *p, uint64_t key, int radix)
 	ssize_t n;
 	void *q;
 
-	check(w, vmflag(p, "dd") == radix, radix ? "the region is left out of core dumps"
-					       : "anonymous memory is in core dumps");
+	check(w, !vmflag(p, "dd"), "anonymous memory is not marked VM_DONTDUMP");
+	if (have(F_COREDUMP))
+		check(w, core_holds(spare + 8 * PAGE_SIZE, key), "a core dump holds the page's data");
 	if (pipe(pipes))
 		die("vmapi: pipe: %s", strerror(errno));
 	n = vmsplice(pipes[1], &iov, 1, 0);

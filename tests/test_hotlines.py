@@ -280,3 +280,56 @@ def test_collect_gathers_the_runs_hot_lines_and_the_report_shows_them(tmp_path):
     (run / "hotlines.csv").unlink()
     assert vmscale("collect", tmp_path / "runs", "--out", tmp_path / "table.csv").returncode == 0
     assert not (tmp_path / "table.hotlines.csv").exists()
+
+
+# Real traces named by their physmaps (kernel 0035): pagecache and fault at 2 cores, see
+# tests/fixtures/hotlines/named-2c/PROVENANCE.md.
+NAMED = Path(__file__).parent / "fixtures" / "hotlines" / "named-2c"
+
+
+@pytest.fixture(scope="module")
+def named_result():
+    symbols = linenames.parse_nm((NAMED / "symbols.txt").read_text())
+    offsets = [int(x, 16) for x in json.loads((NAMED / "percpu.json").read_text())["__per_cpu_offset"]]
+    namer = linenames.Namer(symbols, offsets)
+    runs = [hl.analyse(NAMED / run, top=10, namer=namer) for run in ("pagecache", "fault")]
+    return {"rows": runs[0]["rows"] + runs[1]["rows"], "checks": runs[0]["checks"] + runs[1]["checks"]}
+
+
+def top_rows(result, variant, workload):
+    return [r for r in result["rows"] if r["kernel_variant"] == variant and r["workload"] == workload
+            and r["rank"] != ""]
+
+
+def test_every_case_of_a_named_run_has_its_map_whole_and_counts_as_gem5_does(named_result):
+    assert len(named_result["checks"]) == 4
+    for c in named_result["checks"]:
+        assert c["physmap_frames"] > 100 and c["physmap_damaged"] == 0, c
+        assert c["traced_fwd_getx"] == c["stats_fwd_getx"] > 0
+    # nothing in the top lines is left as a bare page
+    assert not [r for r in named_result["rows"] if r["kind"] == "dynamic"]
+
+
+def test_the_struct_files_reference_count_and_the_locked_lookups_i_pages_lock_are_named(named_result):
+    """Piggin: read() in a threaded process takes a reference on the struct file (fdget:
+    f_count); the locked lookup (kernel 0023) also takes the mapping's i_pages lock; every read
+    takes a reference on the page-cache page (its struct page)."""
+    stock, locked = top_rows(named_result, "stock", "pagecache"), top_rows(named_result, "pagecache-locked", "pagecache")
+    assert stock[0]["kind"] == "object" and stock[0]["name"].startswith("file+0x0 fd") and \
+        "f_count" in stock[0]["name"]
+    i_pages = [r for r in locked[:3] if r["kind"] == "object" and "i_pages" in r["name"]]
+    assert i_pages and i_pages[0]["name"].startswith("address_space+0x0 fd") and i_pages[0]["moves_per_op"] > 1
+    assert not [r for r in stock if "i_pages" in r["name"] and r["moves_per_op"] > 0.2 * i_pages[0]["moves_per_op"]]
+    pages = [r for r in stock if r["kind"] == "memmap"]
+    assert pages and all(": file, ext2 inode " in r["name"] for r in pages), pages
+
+
+def test_the_fault_paths_locks_are_named_by_their_objects(named_result):
+    """Bonsai: a read-locked fault writes mmap_lock's count (rwlock); 6.12's per-VMA lock moves
+    that line to the VMA's lock (stock)."""
+    rwlock, stock = top_rows(named_result, "rwlock", "fault"), top_rows(named_result, "stock", "fault")
+    assert rwlock[0]["kind"] == "object" and rwlock[0]["name"].startswith("mm_struct+0x80 mm:") and \
+        "mmap_lock" in rwlock[0]["name"]
+    assert stock[0]["kind"] == "object" and stock[0]["name"].startswith("vma_lock+0x0 vma@") and \
+        stock[0]["name"].endswith(": lock")
+    assert stock[0]["moves_per_op"] > 5 * max(r["moves_per_op"] for r in stock if "mmap_lock" in r["name"])

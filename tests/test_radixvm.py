@@ -58,16 +58,17 @@ def _check_paths(rows, cores):
     # (and the page outliving its munmap in the pipe), O_DIRECT, the mappings the region
     # refuses, madvise's fork flags (kernel 0026), mlock (0027), mseal (0028),
     # MREMAP_DONTUNMAP (0030), protection keys (0031) and mremap across the region's edge
-    # (0032), userfaultfd over region memory (0036: the process leaves the region): each design
-    # behaved as its integration rules say (the workload knows both sets of rules; it fails on
-    # a mismatch).  62 checks a round, 3 more with notifier=1 (the debug
+    # (0032), userfaultfd over region memory (0036: the process leaves the region), a core
+    # dump's copy of a page (0037): each design behaved as its integration rules say (the
+    # workload knows both sets of rules; it fails on a mismatch).  63 checks a round, 3 more
+    # with notifier=1 (the debug
     # kernel's MMU-notifier probe: 0033); the kernel has CONFIG_CROSS_MEMORY_ATTACH and QEMU's CPU
     # protection keys.
     for v in VARIANTS if ("stock", "vmapi") in rows else ():
         if (v, "vmapi") not in rows:
             continue
         vmapi = rows[(v, "vmapi")]
-        per_round = 62 + 3 * int(vmapi["params"].get("notifier", "0"))
+        per_round = 63 + 3 * int(vmapi["params"].get("notifier", "0"))
         assert vmapi["radix_region"] == (v != "stock") and vmapi["ops"] == 2 * per_round, vmapi
     # The kernel's MAP_FIXED_NOREPLACE selftest passes on the region.
     if ("radixvm", "selftests") in rows:
