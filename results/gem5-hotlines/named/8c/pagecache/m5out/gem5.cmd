@@ -1,0 +1,1 @@
+/opt/gem5-v24/gem5.opt -d /work/hln8/pagecache.partial/m5out /work/main/sim-configs/vmscale_fs.py --kernel /work/main/build/kernel/normal/vmlinux --disk /work/main/build/image/vmscale.img --mode restore --cpu timing --checkpoint-dir /work/main/build/checkpoints/8c-366334026ec1d7c8 --script /work/hln8/pagecache.partial/run.sh --cores 8 --hotlines 1
