@@ -1,0 +1,1 @@
+/opt/gem5-v24/gem5.opt -d /work/hln16/fault.partial/m5out /work/main/sim-configs/vmscale_fs.py --kernel /work/main/build/kernel/normal/vmlinux --disk /work/main/build/image/vmscale.img --mode restore --cpu timing --checkpoint-dir /work/main/build/checkpoints/16c-9476c4c718051626 --script /work/hln16/fault.partial/run.sh --cores 16 --hotlines 1
