@@ -122,11 +122,10 @@ def check_kernel_map(pm: physmap.Physmap, cases: str):
     # every listed frame has its struct page somewhere in the memmap runs, none overlapping
     runs = sorted(pm.memmap)
     assert runs and all(a[0] + a[2] * a[3] <= b[0] for a, b in zip(runs, runs[1:]))
-    covered = sorted((pfn, pfn + count) for _, pfn, count, _ in runs)
-    for f in pm.frames:
-        assert any(lo <= f.pfn and f.pfn + f.count <= hi for lo, hi in covered) or \
-            sum(min(hi, f.pfn + f.count) - max(lo, f.pfn) for lo, hi in covered if lo < f.pfn + f.count
-                and f.pfn < hi) == f.count, f
+    covered = [(pfn, pfn + count) for _, pfn, count, _ in runs]
+    for f in pm.frames:     # the memmap runs that overlap the frame run add up to all of it
+        end = f.pfn + f.count
+        assert sum(min(hi, end) - max(lo, f.pfn) for lo, hi in covered if lo < end and f.pfn < hi) == f.count, f
     # an object the map lists is named as that object, field and all
     mm = objs["mm_struct"][0][0]
     lock = next(off for off, _, name in pm.fields["mm_struct"] if name == "mmap_lock")
