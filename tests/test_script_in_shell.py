@@ -101,3 +101,27 @@ def test_the_recap_never_overrides_the_live_copy_or_its_kernel_problems(tmp_path
     assert console.case_failure(con.cases[1]) == "kernel WARNING"
     assert con.cases[2].recovered == ["case"] and con.cases[2].result["ops"] == 7
     assert [r for r, _ in con.problems] == ["kernel WARNING", "kernel panic"]
+
+
+def test_a_frame_map_garbled_live_is_read_whole_from_the_recap(tmp_path):
+    # physmap=1 prints ~850 map lines live (a CI run found 5 of them damaged by kernel
+    # messages); the script recaps the block, and vmscale.physmap keeps the clean copy.
+    from vmscale import physmap
+    prog = tmp_path / "bin/local"
+    prog.parent.mkdir()
+    prog.write_text('#!/bin/sh\necho VMSCALE-PHYSMAP-BEGIN\n'
+                    'i=0; while [ $i -lt 40 ]; do printf "frames %x 1 anon 0 - 0\\n" $((4096 + i)); i=$((i + 1)); done\n'
+                    'echo VMSCALE-PHYSMAP-END\necho "VMSCALE-RESULT {\\"ok\\":true,\\"errors\\":0}"\n')
+    prog.chmod(0o755)
+    cases = [guest_script.Case(1, "local", "stock", {"physmap": 1}),
+             guest_script.Case(2, "local", "rcu", {"physmap": 1})]
+    out = subprocess.run(["sh", "-c", _in_tmp(guest_script.render(cases), tmp_path, prog)],
+                         capture_output=True, text=True).stdout
+    live, recap = out.split("VMSCALE-RECAP-BEGIN")
+    live = live.replace("frames 1004 1 an", "frames 1004 1 an" + "hrtimer: interrupt took 123 ns\n", 1)
+    assert physmap.from_console(live)[1].damaged == 2
+    maps = physmap.from_console(live + "VMSCALE-RECAP-BEGIN" + recap)
+    assert sorted(maps) == [1, 2]
+    for pm in maps.values():
+        assert pm.damaged == 0 and [f.pfn for f in pm.frames] == list(range(4096, 4096 + 40))
+    assert console.parse(out).cases[2].result == {"ok": True, "errors": 0}

@@ -58,7 +58,11 @@ def render(cases: list) -> str:
         argv = " ".join(shlex.quote(a) for a in c.argv())
         lines.append(f"if [ $rc = 0 ]; then {{ {argv}; echo $? > $d/rc-{n}; }} | tee $d/out-{n};"
                      f" rc=$(cat $d/rc-{n} 2>/dev/null || echo 99);"
-                     f" grep 'VMSCALE-RESULT ' $d/out-{n} >> $d/{n}; fi")
+                     f" grep 'VMSCALE-RESULT ' $d/out-{n} >> $d/{n};"
+                     # The frame map (physmap=1) is recapped too: 28 KB of live console is
+                     # where a kernel message is likeliest to land (vmscale.physmap keeps
+                     # the cleaner copy).
+                     f" sed -n '/^VMSCALE-PHYSMAP-BEGIN$/,/^VMSCALE-PHYSMAP-END$/p' $d/out-{n} >> $d/{n}; fi")
         lines.append(f"say {n} \"VMSCALE-CASE-END {n} rc=$rc\"")
     # Quieten the console to emergencies for the recap, then restore the user's level.
     lines += ["echo VMSCALE-RECAP-BEGIN",

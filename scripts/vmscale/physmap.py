@@ -139,7 +139,10 @@ def parse(lines) -> Physmap:
 
 def from_console(text: str) -> dict:
     """{case id: Physmap} from a run's console log: each block belongs to the case whose
-    VMSCALE-CASE-BEGIN came last before it."""
+    VMSCALE-CASE-BEGIN came last before it.  A case's block is printed live and again in
+    the recap (guest_script.render), with the kernel's console quietened: a kernel message
+    that landed inside the live copy damages lines there only, so the copy with the fewest
+    damaged lines is kept (the later, the recap's, on a tie)."""
     out, case, block = {}, None, None
     for line in text.splitlines():
         if "VMSCALE-CASE-BEGIN " in line:
@@ -149,7 +152,9 @@ def from_console(text: str) -> dict:
             block = []
         elif line.strip() == "VMSCALE-PHYSMAP-END" and block is not None:
             if case is not None:
-                out[case] = parse(block)
+                pm = parse(block)
+                if case not in out or pm.damaged <= out[case].damaged:
+                    out[case] = pm
             block = None
         elif block is not None:
             block.append(line)
