@@ -39,6 +39,15 @@
  *   userfaultfd, in a      UFFDIO_REGISTER works, the memory keeps its data, UFFDIO_COPY fills
  *   one-thread child       a missing page, the next mmap is outside the region, a fork child
  *                          reads the data -- both (the region's process leaves it: kernel 0036)
+ *   overcommit (mode 0)    a private writable mapping larger than RAM + swap: ENOMEM; with
+ *                          MAP_NORESERVE it maps ("nr"); read-only it maps, uncharged, and
+ *                          mprotect(PROT_WRITE) then fails with ENOMEM; Committed_AS grows by a
+ *                          writable mapping ("ac"), keeps it through mprotect to read-only and
+ *                          back, a MAP_FIXED remap, grows and shrinks with mremap, counts a fork
+ *                          child's copy, and drops it at munmap -- both (kernel 0038)
+ *   overcommit=1 (mode 2)  sets vm.overcommit_memory=2 for the round: a mapping past CommitLimit,
+ *                          with or without MAP_NORESERVE, a fork that would pass it and an
+ *                          mprotect(PROT_WRITE) past it fail with ENOMEM -- both
  *   file mapping, fixed    mapped                fails with EINVAL
  *   mremap of the page     moves it              moves it
  *   munmap, then a read    SIGSEGV               SIGSEGV
@@ -62,6 +71,7 @@
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
+#include <sys/sysinfo.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -77,6 +87,7 @@
 static const struct param params[] = {
 	{ "iters", "1", "rounds of all checks" },
 	{ "notifier", "0", "1: also check that MMU notifiers hear of changes (debug kernel's /proc/vmscale_notifier)" },
+	{ "overcommit", "0", "1: also check vm.overcommit_memory=2 (set for the round, then restored; root, guests only)" },
 	{ NULL }
 };
 
@@ -872,6 +883,177 @@ static void uffd_rules(struct worker *w, char *at, uint64_t key)
 		check(w, !(bad & 1 << i), what[i]);
 }
 
+/* A field of /proc/meminfo, in kB; -1 if missing. */
+static long meminfo_kb(const char *field)
+{
+	char line[256];
+	size_t n = strlen(field);
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		die("vmapi: /proc/meminfo: %s", strerror(errno));
+	while (kb < 0 && fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && line[n] == ':')
+			kb = atol(line + n + 1);
+	fclose(f);
+	return kb;
+}
+
+#define OC_SIZE (64UL << 20)		/* the charged mapping */
+#define OC_SLACK_KB (4L << 10)		/* Committed_AS moves by others' small mappings */
+
+/* Whether Committed_AS moved by @want kB (give or take the slack) from @base. */
+static int committed_moved(long base, long want)
+{
+	long d = meminfo_kb("Committed_AS") - base - want;
+
+	return d > -OC_SLACK_KB && d < OC_SLACK_KB;
+}
+
+static void *map_at(char *at, size_t len, int prot, int flags)
+{
+	return mmap(at, len, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | flags, -1, 0);
+}
+
+/*
+ * What a fork charges for its child (dup_mmap()): the VM_ACCOUNT memory the
+ * child gets, from smaps ("ac" and not "dc"), in kB.
+ */
+static long accounted_kb(void)
+{
+	char line[512];
+	long size = 0, total = 0;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		die("vmapi: /proc/self/smaps: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Size: %ld kB", &size) == 1)
+			continue;
+		if (!strncmp(line, "VmFlags:", 8) && strstr(line, " ac") && !strstr(line, " dc"))
+			total += size;
+	}
+	fclose(f);
+	return total;
+}
+
+/* A fork child finds Committed_AS moved by @want kB from @base: 1 if so. */
+static int child_charged(long base, long want)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(committed_moved(base, want) ? 0 : 1);
+	return pid > 0 && waitpid(pid, &status, 0) == pid && exited_0(status);
+}
+
+/*
+ * Overcommit accounting under the default heuristic (mode 0): what mmap_region(),
+ * mprotect_fixup(), mremap and dup_mmap() charge to vm_committed_as, read back as
+ * /proc/meminfo's Committed_AS (an exact sum).  Only this thread maps meanwhile.
+ */
+static void overcommit_rules(struct worker *w, char *at)
+{
+	const long x_kb = OC_SIZE >> 10;
+	struct sysinfo si;
+	size_t big;
+	long c0;
+	char *q;
+
+	if (sysinfo(&si))
+		die("vmapi: sysinfo: %s", strerror(errno));
+	/* __vm_enough_memory(): more pages than RAM and swap is refused outright */
+	big = ((size_t)si.totalram + si.totalswap) * si.mem_unit + OC_SIZE;
+	q = map_at(at, big, PROT_READ | PROT_WRITE, 0);
+	check(w, q == MAP_FAILED && errno == ENOMEM, "a writable mapping larger than RAM + swap: ENOMEM");
+	if (q != MAP_FAILED)
+		munmap(q, big);
+	q = map_at(at, big, PROT_READ | PROT_WRITE, MAP_NORESERVE);
+	check(w, q == at && vmflag(at, "nr") && !vmflag(at, "ac"), "with MAP_NORESERVE it maps, uncharged (\"nr\")");
+	if (q != MAP_FAILED)
+		munmap(q, big);
+	q = map_at(at, big, PROT_READ, 0);
+	check(w, q == at && !vmflag(at, "ac") && mprotect(at, big, PROT_READ | PROT_WRITE) == -1 && errno == ENOMEM,
+	      "read-only it maps, uncharged; made writable: ENOMEM");
+	if (q != MAP_FAILED)
+		munmap(q, big);
+
+	c0 = meminfo_kb("Committed_AS");
+	q = map_at(at, OC_SIZE, PROT_READ | PROT_WRITE, 0);
+	check(w, q == at && vmflag(at, "ac") && committed_moved(c0, x_kb),
+	      "a writable mapping is charged to Committed_AS (\"ac\")");
+	if (q == MAP_FAILED)
+		return;
+	at[0] = 1;	/* touched: Linux keeps the charge of memory made read-only */
+	check(w, mprotect(at, OC_SIZE, PROT_READ) == 0 && committed_moved(c0, x_kb) &&
+	      mprotect(at, OC_SIZE, PROT_READ | PROT_WRITE) == 0 && committed_moved(c0, x_kb),
+	      "mprotect to read-only and back keeps one charge");
+	check(w, mmap(at, OC_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == at &&
+	      committed_moved(c0, x_kb), "a MAP_FIXED mapping over it takes its charge's place");
+	check(w, child_charged(meminfo_kb("Committed_AS"), accounted_kb()) && committed_moved(c0, x_kb),
+	      "a fork child's copy (smaps' \"ac\" memory) is charged while it lives");
+	q = mremap(at, OC_SIZE, 2 * OC_SIZE, 0);
+	check(w, q == at && committed_moved(c0, 2 * x_kb), "mremap growing it in place charges the growth");
+	q = mremap(at, 2 * OC_SIZE, OC_SIZE, 0);
+	check(w, q == at && committed_moved(c0, x_kb), "mremap shrinking it returns the cut");
+	check(w, munmap(at, OC_SIZE) == 0 && committed_moved(c0, 0), "munmap returns the charge");
+	q = map_at(at, OC_SIZE, PROT_READ, 0);
+	check(w, q == at && committed_moved(c0, 0) && mprotect(at, OC_SIZE, PROT_READ | PROT_WRITE) == 0 &&
+	      committed_moved(c0, x_kb) && vmflag(at, "ac"), "read-only memory made writable is charged then");
+	if (q != MAP_FAILED)
+		munmap(q, OC_SIZE);
+}
+
+/* Under vm.overcommit_memory=2: nothing may take Committed_AS past CommitLimit. */
+static void strict_overcommit_rules(struct worker *w, char *at)
+{
+	char mode[16] = "";
+	long head_kb;
+	size_t head, room;
+	char *q;
+	int ok;
+	FILE *f = fopen("/proc/sys/vm/overcommit_memory", "r+");
+
+	if (!f || !fgets(mode, sizeof(mode), f) || fseek(f, 0, SEEK_SET) || fputs("2\n", f) < 0 || fflush(f))
+		die("vmapi: overcommit=1: /proc/sys/vm/overcommit_memory: %s", strerror(errno));
+	head_kb = meminfo_kb("CommitLimit") - meminfo_kb("Committed_AS");
+	if (head_kb < 4 * OC_SLACK_KB)
+		fprintf(stderr, "vmapi: overcommit=1: only %ld kB below CommitLimit\n", head_kb);
+	head = (size_t)(head_kb > 4 * OC_SLACK_KB ? head_kb : 4 * OC_SLACK_KB) << 10;
+	q = map_at(at, head + OC_SIZE, PROT_READ | PROT_WRITE, 0);
+	check(w, q == MAP_FAILED && errno == ENOMEM, "mode 2: a mapping past CommitLimit: ENOMEM");
+	if (q != MAP_FAILED)
+		munmap(q, head + OC_SIZE);
+	q = map_at(at, head + OC_SIZE, PROT_READ | PROT_WRITE, MAP_NORESERVE);
+	check(w, q == MAP_FAILED && errno == ENOMEM, "mode 2: MAP_NORESERVE does not exempt it");
+	if (q != MAP_FAILED)
+		munmap(q, head + OC_SIZE);
+	/* three fifths of the room: a fork's copy of it does not fit */
+	room = head / 5 * 3 & ~(PAGE_SIZE - 1);
+	q = map_at(at, room, PROT_READ | PROT_WRITE, 0);
+	ok = q == at;
+	if (ok) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(0);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		ok = pid == -1 && errno == ENOMEM;
+		munmap(q, room);
+	}
+	check(w, ok, "mode 2: a fork whose copy would pass CommitLimit: ENOMEM");
+	q = map_at(at, room, PROT_READ | PROT_WRITE, 0);
+	ok = q == at && map_at(at + room, room, PROT_READ, 0) == at + room &&
+	     mprotect(at + room, room, PROT_READ | PROT_WRITE) == -1 && errno == ENOMEM;
+	munmap(at, 2 * room);
+	check(w, ok, "mode 2: mprotect(PROT_WRITE) past CommitLimit: ENOMEM");
+	if (fseek(f, 0, SEEK_SET) || fputs(mode, f) < 0 || fclose(f))
+		die("vmapi: overcommit=1: restoring overcommit_memory: %s", strerror(errno));
+}
+
 static void round_of_checks(struct worker *w)
 {
 	static int rounds;
@@ -925,6 +1107,9 @@ static void round_of_checks(struct worker *w)
 	pkey_rules(w, (char *)p + 64 * PAGE_SIZE, key);
 	move_across(w, (char *)p + 64 * PAGE_SIZE, key);
 	uffd_rules(w, (char *)p + 64 * PAGE_SIZE, key);
+	overcommit_rules(w, (char *)p + (64UL << 30));
+	if (param_int("overcommit"))
+		strict_overcommit_rules(w, (char *)p + (64UL << 30));
 	if (param_int("notifier"))
 		notifier_rules(w, (char *)p + 64 * PAGE_SIZE);
 

@@ -22,7 +22,7 @@ VARIANTS = ["radixvm", "radixvm-atomic", "stock"]
 WORKLOADS = ["stress", "local", "pipeline", "global", "pageshare", "footprint", "vmapi",
              "selftests", "forkcopy", "lazymm"]
 PARAMS = ["stress.iters=3000", "local.iters=300", "pipeline.iters=200", "global.iters=4",
-          "pageshare.iters=300", "footprint.iters=2000", "footprint.pages=1", "vmapi.iters=2", "lazymm.iters=100",
+          "pageshare.iters=300", "footprint.iters=2000", "footprint.pages=1", "vmapi.iters=2", "vmapi.overcommit=1", "lazymm.iters=100",
           "lazymm.sleep_ns=1000000", "selftests.tests=map_fixed_noreplace", "forkcopy.iters=10",
           "forkcopy.pages=8"]
 
@@ -59,16 +59,17 @@ def _check_paths(rows, cores):
     # refuses, madvise's fork flags (kernel 0026), mlock (0027), mseal (0028),
     # MREMAP_DONTUNMAP (0030), protection keys (0031) and mremap across the region's edge
     # (0032), userfaultfd over region memory (0036: the process leaves the region), a core
-    # dump's copy of a page (0037): each design behaved as its integration rules say (the
-    # workload knows both sets of rules; it fails on a mismatch).  63 checks a round, 3 more
-    # with notifier=1 (the debug
-    # kernel's MMU-notifier probe: 0033); the kernel has CONFIG_CROSS_MEMORY_ATTACH and QEMU's CPU
-    # protection keys.
+    # dump's copy of a page (0037), overcommit accounting under the default heuristic and, with
+    # overcommit=1, under vm.overcommit_memory=2 (0038): each design behaved as its integration
+    # rules say (the workload knows both sets of rules; it fails on a mismatch).  74 checks a
+    # round, 4 more with overcommit=1, 3 more with notifier=1 (the debug kernel's MMU-notifier
+    # probe: 0033); the kernel has CONFIG_CROSS_MEMORY_ATTACH and QEMU's CPU protection keys.
     for v in VARIANTS if ("stock", "vmapi") in rows else ():
         if (v, "vmapi") not in rows:
             continue
         vmapi = rows[(v, "vmapi")]
-        per_round = 63 + 3 * int(vmapi["params"].get("notifier", "0"))
+        per_round = (74 + 4 * int(vmapi["params"].get("overcommit", "0"))
+                     + 3 * int(vmapi["params"].get("notifier", "0")))
         assert vmapi["radix_region"] == (v != "stock") and vmapi["ops"] == 2 * per_round, vmapi
     # The kernel's MAP_FIXED_NOREPLACE selftest passes on the region.
     if ("radixvm", "selftests") in rows:
