@@ -31,7 +31,9 @@
  *   with notifier=1 (debug kernel): mprotect, MADV_DONTNEED and munmap of a page tell the mm's MMU
  *                          notifiers over a range holding it -- both
  *   pkey_mprotect          the page gets its key (smaps ProtectionKey); an unallocated key EINVAL;
- *                          a write PKRU denies: SIGSEGV SEGV_PKUERR, reads go on -- both
+ *                          a write PKRU denies: SIGSEGV SEGV_PKUERR, reads go on; PROT_EXEC
+ *                          alone (mprotect or mmap) gives the execute-only key, a read faults,
+ *                          PROT_READ gives key 0 back -- both (kernel 0040)
  *   mlock, mlock2,         mlock faults the range in, counts it in VmLck, smaps "lo"; DONTNEED on
  *   munlock, MAP_LOCKED    it EINVAL; a fork child is not locked; munlock of a page unlocks it
  *                          alone; munmap uncounts; MLOCK_ONFAULT faults nothing in; a fixed
@@ -48,6 +50,13 @@
  *   overcommit=1 (mode 2)  sets vm.overcommit_memory=2 for the round: a mapping past CommitLimit,
  *                          with or without MAP_NORESERVE, a fork that would pass it and an
  *                          mprotect(PROT_WRITE) past it fail with ENOMEM -- both
+ *   MDWE, in a child       PR_SET_MDWE(REFUSE_EXEC_GAIN): a writable executable mmap, mprotect
+ *                          adding PROT_EXEC to data and PROT_WRITE to code fail with EACCES;
+ *                          executable memory mapped so stays mappable -- both (kernel 0039)
+ *   memcg=1, children in   region pages count in memory.current; a child that touches past
+ *   a 16 MiB cgroup        memory.max is OOM-killed (SIGKILL, memory.events oom_kill); the
+ *                          group's charge is returned when both have exited -- both
+ *   MADV_COLD, PAGEOUT     0                     fail with EINVAL (no LRU pages in the region)
  *   file mapping, fixed    mapped                fails with EINVAL
  *   mremap of the page     moves it              moves it
  *   munmap, then a read    SIGSEGV               SIGSEGV
@@ -69,6 +78,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/sysinfo.h>
@@ -80,6 +92,11 @@
 #ifndef SEGV_PKUERR
 #define SEGV_PKUERR 4
 #endif
+#ifndef PR_SET_MDWE
+#define PR_SET_MDWE 65			/* Debian 12's headers predate these too */
+#define PR_GET_MDWE 66
+#define PR_MDWE_REFUSE_EXEC_GAIN 1
+#endif
 #ifndef SYS_mseal
 #define SYS_mseal 462		/* x86-64; Debian 12's headers predate it */
 #endif
@@ -88,6 +105,7 @@ static const struct param params[] = {
 	{ "iters", "1", "rounds of all checks" },
 	{ "notifier", "0", "1: also check that MMU notifiers hear of changes (debug kernel's /proc/vmscale_notifier)" },
 	{ "overcommit", "0", "1: also check vm.overcommit_memory=2 (set for the round, then restored; root, guests only)" },
+	{ "memcg", "0", "1: also check memory cgroups (mounts cgroup2 if needed, makes a group; root, guests only)" },
 	{ NULL }
 };
 
@@ -262,6 +280,12 @@ static long vmlck_kb(void)
 	return kb;
 }
 
+/* A private anonymous mapping at exactly @at, replacing nothing. */
+static void *map_at(char *at, size_t len, int prot, int flags)
+{
+	return mmap(at, len, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | flags, -1, 0);
+}
+
 /* A mapping the region refuses when fixed inside it (EINVAL), and stock makes. */
 static int fixed_map_as_designed(int radix, void *at, int flags, int fd, int prot)
 {
@@ -289,7 +313,7 @@ static void check(struct worker *w, int ok, const char *what)
  * MREMAP_DONTUNMAP differently.  Checks of a feature the kernel lacks are skipped, and said so;
  * vmscale's kernels under QEMU have them all, and the tests count every check there.
  */
-enum feature { F_DONTUNMAP, F_MSEAL, F_PKEYS, F_UFFD, F_COREDUMP, NR_FEATURES };
+enum feature { F_DONTUNMAP, F_MSEAL, F_PKEYS, F_UFFD, F_COREDUMP, F_MDWE, NR_FEATURES };
 
 /*
  * mremap(MREMAP_DONTUNMAP) of a page to anywhere.  Through the system call, not glibc's
@@ -302,7 +326,8 @@ static void *dontunmap(void *p)
 	return (void *)syscall(SYS_mremap, p, PAGE_SIZE, PAGE_SIZE, MREMAP_MAYMOVE | MREMAP_DONTUNMAP, 0UL);
 }
 static const char *const feature_names[NR_FEATURES] = { "MREMAP_DONTUNMAP", "mseal", "protection keys",
-							 "userfaultfd", "core dumps to a file named core" };
+							 "userfaultfd", "core dumps to a file named core",
+							 "memory-deny-write-execute (PR_SET_MDWE)" };
 
 static int have(enum feature f)
 {
@@ -341,6 +366,9 @@ static int have(enum feature f)
 		errno = ok ? 0 : ENOTSUP;
 		break;
 	}
+	case F_MDWE:		/* since 6.3 */
+		ok = prctl(PR_GET_MDWE, 0, 0, 0, 0) >= 0;
+		break;
 	case F_UFFD:		/* natively, an unprivileged user may not have it */
 		key = syscall(SYS_userfaultfd, O_CLOEXEC);
 		ok = key >= 0;
@@ -766,6 +794,40 @@ static void mseal_rules(struct worker *w, char *at)
 }
 
 /* Protection keys on a page at @at (QEMU's CPU has them): as Linux in every design. */
+/* Reads p[0]; 1 if that faulted (segv_code: how). */
+static int read_faults(volatile uint64_t *p)
+{
+	if (sigsetjmp(jmp, 1))
+		return 1;
+	(void)p[0];
+	return 0;
+}
+
+/*
+ * The execute-only key (x86 with protection keys): mprotect(PROT_EXEC) or mmap(PROT_EXEC) alone
+ * gives memory the mm's execute-only key, whose PKRU bits deny data access, so a read faults
+ * (SEGV_PKUERR); another protection takes it back to key 0.  The page at @at holds @key.
+ */
+static void exec_only_rules(struct worker *w, char *at, uint64_t key)
+{
+	struct sigaction sa = { .sa_sigaction = on_segv_info, .sa_flags = SA_SIGINFO | SA_NODEFER };
+	char *code = at + PAGE_SIZE;
+	int xkey, denied;
+
+	((uint64_t *)at)[0] = key;
+	sigaction(SIGSEGV, &sa, NULL);
+	segv_code = 0;
+	xkey = mprotect(at, PAGE_SIZE, PROT_EXEC) ? -1 : smaps_pkey(at);
+	denied = xkey > 0 && read_faults((uint64_t *)at) && segv_code == SEGV_PKUERR;
+	check(w, denied, "mprotect(PROT_EXEC) alone: the execute-only key, a read faults (SEGV_PKUERR)");
+	check(w, mprotect(at, PAGE_SIZE, PROT_READ) == 0 && smaps_pkey(at) == 0 && !read_faults((uint64_t *)at) &&
+	      ((uint64_t *)at)[0] == key, "made readable again, it leaves the execute-only key, data intact");
+	check(w, map_at(code, PAGE_SIZE, PROT_EXEC, 0) == code && xkey > 0 && smaps_pkey(code) == xkey,
+	      "mmap(PROT_EXEC) alone maps execute-only memory under the same key");
+	munmap(code, PAGE_SIZE);
+	signal(SIGSEGV, on_segv);
+}
+
 static void pkey_rules(struct worker *w, char *at, uint64_t key)
 {
 	struct sigaction sa = { .sa_sigaction = on_segv_info, .sa_flags = SA_SIGINFO | SA_NODEFER };
@@ -802,6 +864,7 @@ static void pkey_rules(struct worker *w, char *at, uint64_t key)
 		check(w, 0, "pkey_alloc failed where it had worked");
 		check(w, 0, "pkey_alloc failed where it had worked");
 	}
+	exec_only_rules(w, at, key);
 	munmap(at, PAGE_SIZE);
 }
 
@@ -909,11 +972,6 @@ static int committed_moved(long base, long want)
 	long d = meminfo_kb("Committed_AS") - base - want;
 
 	return d > -OC_SLACK_KB && d < OC_SLACK_KB;
-}
-
-static void *map_at(char *at, size_t len, int prot, int flags)
-{
-	return mmap(at, len, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | flags, -1, 0);
 }
 
 /*
@@ -1054,6 +1112,157 @@ static void strict_overcommit_rules(struct worker *w, char *at)
 		die("vmapi: overcommit=1: restoring overcommit_memory: %s", strerror(errno));
 }
 
+#define CG_ROOT "/sys/fs/cgroup"
+#define CG_LIMIT (16L << 20)
+
+static int cg_write(const char *dir, const char *file, const char *value)
+{
+	char path[128];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY);
+	ok = fd >= 0 && write(fd, value, strlen(value)) == (ssize_t)strlen(value);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* "@key N" in @dir/@file (memory.events), or a single number (memory.current); -1 if none. */
+static long cg_read(const char *dir, const char *file, const char *key)
+{
+	char path[128], line[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "r");
+	while (f && v < 0 && fgets(line, sizeof(line), f))
+		if (!key)
+			v = atol(line);
+		else if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ' ')
+			v = atol(line + strlen(key) + 1);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* A child in cgroup @dir that touches @len bytes at @at: exits 0 if memory.current counted them. */
+static pid_t cg_child(const char *dir, char *at, size_t len)
+{
+	char pid[32];
+	pid_t c = fork();
+
+	if (c)
+		return c;
+	signal(SIGSEGV, SIG_DFL);
+	snprintf(pid, sizeof(pid), "%d\n", getpid());
+	if (!cg_write(dir, "cgroup.procs", pid) || map_at(at, len, PROT_READ | PROT_WRITE, 0) != at)
+		_exit(2);
+	for (size_t off = 0; off < len; off += PAGE_SIZE)
+		at[off] = 1;
+	_exit(cg_read(dir, "memory.current", NULL) >= (long)len ? 0 : 1);
+}
+
+/*
+ * Memory cgroups: region pages are charged to the faulting process's memcg
+ * (mem_cgroup_charge()), so memory.max bounds them and OOM-kills past it, and
+ * freeing them at exit uncharges them.
+ */
+static void memcg_rules(struct worker *w, char *at)
+{
+	static int rounds;
+	char dir[64], limit[32];
+	int status, ok;
+	pid_t c;
+
+	if (access(CG_ROOT "/cgroup.controllers", R_OK) &&
+	    ((mkdir(CG_ROOT, 0755) && errno != EEXIST) || mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL))) {
+		check(w, 0, "memcg=1: cgroup2 mounts at " CG_ROOT);
+		return;
+	}
+	snprintf(dir, sizeof(dir), CG_ROOT "/vmapi-%d-%d", getpid(), rounds++);
+	snprintf(limit, sizeof(limit), "%ld\n", CG_LIMIT);
+	ok = cg_write(CG_ROOT, "cgroup.subtree_control", "+memory\n") && !mkdir(dir, 0755) &&
+	     cg_write(dir, "memory.max", limit);
+	cg_write(dir, "memory.swap.max", "0\n");	/* absent without swap accounting */
+	if (!ok) {
+		check(w, 0, "memcg=1: a memory cgroup with memory.max (CONFIG_MEMCG)");
+		return;
+	}
+	c = cg_child(dir, at, CG_LIMIT / 4);
+	check(w, c > 0 && waitpid(c, &status, 0) == c && exited_0(status),
+	      "memcg: region pages count in the cgroup's memory.current");
+	c = cg_child(dir, at, 4 * CG_LIMIT);
+	check(w, c > 0 && waitpid(c, &status, 0) == c && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL &&
+	      cg_read(dir, "memory.events", "oom_kill") >= 1,
+	      "memcg: touching past memory.max OOM-kills the process (SIGKILL, oom_kill)");
+	check(w, cg_read(dir, "memory.current", NULL) < (1L << 20),
+	      "memcg: the group's charge is returned when its processes have exited");
+	rmdir(dir);
+}
+
+/* Advice that works on LRU pages, which the region does not have. */
+static int lru_advice_as_designed(int radix, char *at)
+{
+	int cold, pageout;
+
+	if (map_at(at, PAGE_SIZE, PROT_READ | PROT_WRITE, 0) != at)
+		return 0;
+	at[0] = 1;
+	cold = madvise(at, PAGE_SIZE, MADV_COLD) ? errno : 0;
+	pageout = madvise(at, PAGE_SIZE, MADV_PAGEOUT) ? errno : 0;
+	munmap(at, PAGE_SIZE);
+	return radix ? cold == EINVAL && pageout == EINVAL : !cold && !pageout;
+}
+
+enum { MD_WX, MD_GAIN, MD_CODE, MD_EXEC, NR_MD };
+
+/* In a child (MDWE cannot be undone): what the policy refuses at @at. */
+static int mdwe_child(char *at)
+{
+	int bad = 0;
+
+	if (prctl(PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN, 0, 0, 0))
+		return (1 << NR_MD) - 1;
+	if (map_at(at, PAGE_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC, 0) != MAP_FAILED || errno != EACCES)
+		bad |= 1 << MD_WX;
+	if (map_at(at, PAGE_SIZE, PROT_READ | PROT_WRITE, 0) != at ||
+	    mprotect(at, PAGE_SIZE, PROT_READ | PROT_EXEC) != -1 || errno != EACCES)
+		bad |= 1 << MD_GAIN;
+	if (map_at(at + PAGE_SIZE, PAGE_SIZE, PROT_READ | PROT_EXEC, 0) != at + PAGE_SIZE ||
+	    mprotect(at + PAGE_SIZE, PAGE_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC) != -1 || errno != EACCES)
+		bad |= 1 << MD_CODE;
+	if (mprotect(at + PAGE_SIZE, PAGE_SIZE, PROT_READ) || mprotect(at + PAGE_SIZE, PAGE_SIZE, PROT_EXEC) != -1 ||
+	    mprotect(at, 2 * PAGE_SIZE, PROT_READ))
+		bad |= 1 << MD_EXEC;	/* exec once dropped is not regained; dropping is allowed */
+	return bad;
+}
+
+static void mdwe_rules(struct worker *w, char *at)
+{
+	static const char *const what[NR_MD] = {
+		"MDWE: a writable executable mmap fails with EACCES",
+		"MDWE: mprotect adding PROT_EXEC to data fails with EACCES",
+		"MDWE: mprotect adding PROT_WRITE to executable memory fails with EACCES",
+		"MDWE: executable memory made read-only cannot become executable again",
+	};
+	int status, bad = (1 << NR_MD) - 1;
+	pid_t child;
+
+	if (!have(F_MDWE))
+		return;
+	child = fork();
+	if (child == 0) {
+		signal(SIGSEGV, SIG_DFL);
+		_exit(mdwe_child(at));
+	}
+	if (child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status))
+		bad = WEXITSTATUS(status);
+	for (int i = 0; i < NR_MD; i++)
+		check(w, !(bad & 1 << i), what[i]);
+}
+
 static void round_of_checks(struct worker *w)
 {
 	static int rounds;
@@ -1108,6 +1317,11 @@ static void round_of_checks(struct worker *w)
 	move_across(w, (char *)p + 64 * PAGE_SIZE, key);
 	uffd_rules(w, (char *)p + 64 * PAGE_SIZE, key);
 	overcommit_rules(w, (char *)p + (64UL << 30));
+	mdwe_rules(w, (char *)p + 64 * PAGE_SIZE);
+	check(w, lru_advice_as_designed(radix, (char *)p + 64 * PAGE_SIZE),
+	      "MADV_COLD and MADV_PAGEOUT: done (stock), EINVAL (region)");
+	if (param_int("memcg"))
+		memcg_rules(w, (char *)p + (64UL << 30));
 	if (param_int("overcommit"))
 		strict_overcommit_rules(w, (char *)p + (64UL << 30));
 	if (param_int("notifier"))

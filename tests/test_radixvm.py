@@ -60,16 +60,19 @@ def _check_paths(rows, cores):
     # MREMAP_DONTUNMAP (0030), protection keys (0031) and mremap across the region's edge
     # (0032), userfaultfd over region memory (0036: the process leaves the region), a core
     # dump's copy of a page (0037), overcommit accounting under the default heuristic and, with
-    # overcommit=1, under vm.overcommit_memory=2 (0038): each design behaved as its integration
-    # rules say (the workload knows both sets of rules; it fails on a mismatch).  74 checks a
-    # round, 4 more with overcommit=1, 3 more with notifier=1 (the debug kernel's MMU-notifier
-    # probe: 0033); the kernel has CONFIG_CROSS_MEMORY_ATTACH and QEMU's CPU protection keys.
+    # overcommit=1, under vm.overcommit_memory=2 (0038), MDWE (0039), the execute-only key (0040),
+    # LRU advice: each design
+    # behaved as its integration rules say (the workload knows both sets of rules; it fails on a
+    # mismatch).  82 checks a round, 4 more with overcommit=1, 3 more with memcg=1 (memory
+    # cgroups: the debug kernels have CONFIG_MEMCG) and 3 more with notifier=1 (the debug
+    # kernel's MMU-notifier probe: 0033); the kernel has CONFIG_CROSS_MEMORY_ATTACH and QEMU's
+    # CPU protection keys.
     for v in VARIANTS if ("stock", "vmapi") in rows else ():
         if (v, "vmapi") not in rows:
             continue
         vmapi = rows[(v, "vmapi")]
-        per_round = (74 + 4 * int(vmapi["params"].get("overcommit", "0"))
-                     + 3 * int(vmapi["params"].get("notifier", "0")))
+        per_round = 82 + sum(n * int(vmapi["params"].get(name, "0"))
+                             for name, n in (("overcommit", 4), ("memcg", 3), ("notifier", 3)))
         assert vmapi["radix_region"] == (v != "stock") and vmapi["ops"] == 2 * per_round, vmapi
     # The kernel's MAP_FIXED_NOREPLACE selftest passes on the region.
     if ("radixvm", "selftests") in rows:
@@ -143,12 +146,14 @@ def test_radixvm_8_vcpus_lockdep_kasan(qemu_ready, request, tmp_path, flavor):
     # after any change to kernel-patches/ (README, Testing)
     request.getfixturevalue(f"{flavor}_kernel")
     # KASAN checks every access: a third of the stress rounds keeps this boot near a minute.
-    # vmapi with the debug kernel's MMU-notifier probe: region changes reach MMU notifiers.
-    params = PARAMS + ["vmapi.notifier=1"] + (["stress.iters=1000"] if flavor == "kasan" else [])
+    # vmapi with the debug kernel's MMU-notifier probe (region changes reach MMU notifiers) and
+    # memory cgroups (region pages are charged, bounded by memory.max, uncharged at exit).
+    params = PARAMS + ["vmapi.notifier=1", "vmapi.memcg=1"] + (["stress.iters=1000"] if flavor == "kasan" else [])
     rows = _run(flavor, 8, tmp_path / flavor, variants=["radixvm", "stock"],
                 workloads=["stress", "local", "pipeline", "pageshare", "forkcopy", "vmapi", "lazymm"],
                 params=params)
-    assert all(rows[(v, "vmapi")]["params"]["notifier"] == "1" for v in ("radixvm", "stock"))
+    assert all(rows[(v, "vmapi")]["params"]["notifier"] == rows[(v, "vmapi")]["params"]["memcg"] == "1"
+               for v in ("radixvm", "stock"))
     _check_paths(rows, 8)
     _check_fork(rows, 8)
     _check_no_leak(rows)
