@@ -57,6 +57,7 @@
  *   a 16 MiB cgroup        memory.max is OOM-killed (SIGKILL, memory.events oom_kill); the
  *                          group's charge is returned when both have exited -- both
  *   MADV_COLD, PAGEOUT     0                     fail with EINVAL (no LRU pages in the region)
+ *   smaps_rollup           64 touched pages add 256 kB to Rss and Anonymous -- both (kernel 0041)
  *   file mapping, fixed    mapped                fails with EINVAL
  *   mremap of the page     moves it              moves it
  *   munmap, then a read    SIGSEGV               SIGSEGV
@@ -946,21 +947,44 @@ static void uffd_rules(struct worker *w, char *at, uint64_t key)
 		check(w, !(bad & 1 << i), what[i]);
 }
 
-/* A field of /proc/meminfo, in kB; -1 if missing. */
-static long meminfo_kb(const char *field)
+/* A field of @path (/proc/meminfo, smaps_rollup), in kB; -1 if missing. */
+static long proc_kb(const char *path, const char *field)
 {
 	char line[256];
 	size_t n = strlen(field);
 	long kb = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
+	FILE *f = fopen(path, "r");
 
 	if (!f)
-		die("vmapi: /proc/meminfo: %s", strerror(errno));
+		die("vmapi: %s: %s", path, strerror(errno));
 	while (kb < 0 && fgets(line, sizeof(line), f))
 		if (!strncmp(line, field, n) && line[n] == ':')
 			kb = atol(line + n + 1);
 	fclose(f);
 	return kb;
+}
+
+static long meminfo_kb(const char *field)
+{
+	return proc_kb("/proc/meminfo", field);
+}
+
+/* smaps_rollup adds up every mapping, the region's too: 64 touched pages show in Rss and Anonymous. */
+static void rollup_rules(struct worker *w, char *at)
+{
+	const long kb = 64 * PAGE_SIZE >> 10, slack = 64;
+	long rss = proc_kb("/proc/self/smaps_rollup", "Rss"), anon = proc_kb("/proc/self/smaps_rollup", "Anonymous");
+	long drss, danon;
+
+	if (map_at(at, 64 * PAGE_SIZE, PROT_READ | PROT_WRITE, 0) != at)
+		die("vmapi: mmap: %s", strerror(errno));
+	for (int i = 0; i < 64; i++)
+		at[i * PAGE_SIZE] = 1;
+	drss = proc_kb("/proc/self/smaps_rollup", "Rss") - rss;
+	danon = proc_kb("/proc/self/smaps_rollup", "Anonymous") - anon;
+	munmap(at, 64 * PAGE_SIZE);
+	check(w, drss >= kb && drss <= kb + slack && danon >= kb && danon <= kb + slack,
+	      "smaps_rollup counts the touched pages in Rss and Anonymous");
 }
 
 #define OC_SIZE (64UL << 20)		/* the charged mapping */
@@ -1318,6 +1342,7 @@ static void round_of_checks(struct worker *w)
 	uffd_rules(w, (char *)p + 64 * PAGE_SIZE, key);
 	overcommit_rules(w, (char *)p + (64UL << 30));
 	mdwe_rules(w, (char *)p + 64 * PAGE_SIZE);
+	rollup_rules(w, (char *)p + 64 * PAGE_SIZE);
 	check(w, lru_advice_as_designed(radix, (char *)p + 64 * PAGE_SIZE),
 	      "MADV_COLD and MADV_PAGEOUT: done (stock), EINVAL (region)");
 	if (param_int("memcg"))
