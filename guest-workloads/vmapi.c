@@ -922,6 +922,26 @@ static int uffd_child(char *at, uint64_t key)
 	return bad;
 }
 
+/*
+ * Checks run in a child of one thread (a state the process could not undo, or that
+ * needs it alone): @fn returns a bit for each of the @n checks that failed.
+ */
+static void child_checks(struct worker *w, int (*fn)(char *, uint64_t), char *at, uint64_t key,
+			 const char *const *what, int n)
+{
+	int status, bad = (1 << n) - 1;
+	pid_t child = fork();
+
+	if (child == 0) {
+		signal(SIGSEGV, SIG_DFL);
+		_exit(fn(at, key));
+	}
+	if (child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status))
+		bad = WEXITSTATUS(status);
+	for (int i = 0; i < n; i++)
+		check(w, !(bad & 1 << i), what[i]);
+}
+
 static void uffd_rules(struct worker *w, char *at, uint64_t key)
 {
 	static const char *const what[NR_UF] = {
@@ -931,20 +951,9 @@ static void uffd_rules(struct worker *w, char *at, uint64_t key)
 		"the process's next mmap(NULL) is placed outside the region",
 		"a fork child of it reads the data",
 	};
-	int status, bad = (1 << NR_UF) - 1;
-	pid_t child;
 
-	if (!have(F_UFFD))
-		return;
-	child = fork();
-	if (child == 0) {
-		signal(SIGSEGV, SIG_DFL);
-		_exit(uffd_child(at, key));
-	}
-	if (child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status))
-		bad = WEXITSTATUS(status);
-	for (int i = 0; i < NR_UF; i++)
-		check(w, !(bad & 1 << i), what[i]);
+	if (have(F_UFFD))
+		child_checks(w, uffd_child, at, key, what, NR_UF);
 }
 
 /* A field of @path (/proc/meminfo, smaps_rollup), in kB; -1 if missing. */
@@ -1243,10 +1252,11 @@ static int lru_advice_as_designed(int radix, char *at)
 enum { MD_WX, MD_GAIN, MD_CODE, MD_EXEC, NR_MD };
 
 /* In a child (MDWE cannot be undone): what the policy refuses at @at. */
-static int mdwe_child(char *at)
+static int mdwe_child(char *at, uint64_t key)
 {
 	int bad = 0;
 
+	(void)key;
 	if (prctl(PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN, 0, 0, 0))
 		return (1 << NR_MD) - 1;
 	if (map_at(at, PAGE_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC, 0) != MAP_FAILED || errno != EACCES)
@@ -1271,20 +1281,9 @@ static void mdwe_rules(struct worker *w, char *at)
 		"MDWE: mprotect adding PROT_WRITE to executable memory fails with EACCES",
 		"MDWE: executable memory made read-only cannot become executable again",
 	};
-	int status, bad = (1 << NR_MD) - 1;
-	pid_t child;
 
-	if (!have(F_MDWE))
-		return;
-	child = fork();
-	if (child == 0) {
-		signal(SIGSEGV, SIG_DFL);
-		_exit(mdwe_child(at));
-	}
-	if (child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status))
-		bad = WEXITSTATUS(status);
-	for (int i = 0; i < NR_MD; i++)
-		check(w, !(bad & 1 << i), what[i]);
+	if (have(F_MDWE))
+		child_checks(w, mdwe_child, at, 0, what, NR_MD);
 }
 
 static void round_of_checks(struct worker *w)
