@@ -58,6 +58,8 @@
  *                          group's charge is returned when both have exited -- both
  *   MADV_COLD, PAGEOUT     0                     fail with EINVAL (no LRU pages in the region)
  *   smaps_rollup           64 touched pages add 256 kB to Rss and Anonymous -- both (kernel 0041)
+ *   PROCMAP_QUERY          the mapping's range, protection and name as maps shows them (none /
+ *                          "[radixvm]"), the next after a hole, ENOENT in one -- both (kernel 0042)
  *   file mapping, fixed    mapped                fails with EINVAL
  *   mremap of the page     moves it              moves it
  *   munmap, then a read    SIGSEGV               SIGSEGV
@@ -314,7 +316,7 @@ static void check(struct worker *w, int ok, const char *what)
  * MREMAP_DONTUNMAP differently.  Checks of a feature the kernel lacks are skipped, and said so;
  * vmscale's kernels under QEMU have them all, and the tests count every check there.
  */
-enum feature { F_DONTUNMAP, F_MSEAL, F_PKEYS, F_UFFD, F_COREDUMP, F_MDWE, NR_FEATURES };
+enum feature { F_DONTUNMAP, F_MSEAL, F_PKEYS, F_UFFD, F_COREDUMP, F_MDWE, F_PROCMAP, NR_FEATURES };
 
 /*
  * mremap(MREMAP_DONTUNMAP) of a page to anywhere.  Through the system call, not glibc's
@@ -326,9 +328,39 @@ static void *dontunmap(void *p)
 {
 	return (void *)syscall(SYS_mremap, p, PAGE_SIZE, PAGE_SIZE, MREMAP_MAYMOVE | MREMAP_DONTUNMAP, 0UL);
 }
+/* struct procmap_query of <linux/fs.h> (6.11), which Debian 12's headers predate */
+struct procmap_q {
+	uint64_t size, query_flags, query_addr, vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;
+	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+	uint64_t vma_name_addr, build_id_addr;
+};
+#define PROCMAP_QUERY_IOCTL _IOWR('f', 17, struct procmap_q)
+#define PQ_READABLE 0x01
+#define PQ_WRITABLE 0x02
+#define PQ_COVERING_OR_NEXT 0x10
+
+/* PROCMAP_QUERY for @addr with @flags; 0 and *q filled (name in q's buffer), or -errno. */
+static int procmap_query(void *addr, uint64_t flags, struct procmap_q *q)
+{
+	static char name[256];
+	struct procmap_q local;
+	int fd = open("/proc/self/maps", O_RDONLY), err = 0;
+
+	q = q ?: &local;
+	*q = (struct procmap_q){ .size = sizeof(*q), .query_flags = flags, .query_addr = (uintptr_t)addr,
+				 .vma_name_size = sizeof(name), .vma_name_addr = (uintptr_t)name };
+	name[0] = 0;
+	if (fd < 0 || ioctl(fd, PROCMAP_QUERY_IOCTL, q))
+		err = -errno;
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
 static const char *const feature_names[NR_FEATURES] = { "MREMAP_DONTUNMAP", "mseal", "protection keys",
 							 "userfaultfd", "core dumps to a file named core",
-							 "memory-deny-write-execute (PR_SET_MDWE)" };
+							 "memory-deny-write-execute (PR_SET_MDWE)",
+							 "PROCMAP_QUERY on /proc/self/maps" };
 
 static int have(enum feature f)
 {
@@ -367,6 +399,9 @@ static int have(enum feature f)
 		errno = ok ? 0 : ENOTSUP;
 		break;
 	}
+	case F_PROCMAP:		/* since 6.11 */
+		ok = procmap_query(s, 0, NULL) == 0;
+		break;
 	case F_MDWE:		/* since 6.3 */
 		ok = prctl(PR_GET_MDWE, 0, 0, 0, 0) >= 0;
 		break;
@@ -978,6 +1013,34 @@ static long meminfo_kb(const char *field)
 	return proc_kb("/proc/meminfo", field);
 }
 
+/*
+ * PROCMAP_QUERY (the maps file's ioctl, which profilers use) finds the mapping itself: its range,
+ * protection and name as maps lists them ("[radixvm]" for anonymous memory in the region, none
+ * for a stock VMA), the next one after a hole, and none where nothing is mapped.
+ */
+static void procmap_rules(struct worker *w, char *at, int radix)
+{
+	struct procmap_q q;
+	int r;
+
+	if (!have(F_PROCMAP))
+		return;
+	if (map_at(at, 2 * PAGE_SIZE, PROT_READ | PROT_WRITE, 0) != at ||
+	    map_at(at + 2 * PAGE_SIZE, PAGE_SIZE, PROT_READ, 0) != at + 2 * PAGE_SIZE)
+		die("vmapi: mmap: %s", strerror(errno));
+	check(w, procmap_query(at + PAGE_SIZE, 0, &q) == 0 && q.vma_start == (uintptr_t)at &&
+	      q.vma_end == (uintptr_t)at + 2 * PAGE_SIZE && q.vma_flags == (PQ_READABLE | PQ_WRITABLE) &&
+	      (radix ? q.vma_name_size && !strcmp((const char *)(uintptr_t)q.vma_name_addr, "[radixvm]") :
+	       q.vma_name_size == 0), "PROCMAP_QUERY finds the mapping: range, protection, name as in maps");
+	check(w, procmap_query(at - PAGE_SIZE, PQ_COVERING_OR_NEXT, &q) == 0 && q.vma_start == (uintptr_t)at,
+	      "PROCMAP_QUERY for the next mapping after a hole finds it");
+	r = procmap_query(at + 2 * PAGE_SIZE, PQ_COVERING_OR_NEXT | PQ_WRITABLE, &q);
+	check(w, (r == -ENOENT || (r == 0 && q.vma_start > (uintptr_t)at + 2 * PAGE_SIZE)) &&
+	      procmap_query(at + 3 * PAGE_SIZE, 0, &q) == -ENOENT,
+	      "PROCMAP_QUERY: none where nothing is mapped; a read-only mapping fails a writable query");
+	munmap(at, 3 * PAGE_SIZE);
+}
+
 /* smaps_rollup adds up every mapping, the region's too: 64 touched pages show in Rss and Anonymous. */
 static void rollup_rules(struct worker *w, char *at)
 {
@@ -1342,6 +1405,7 @@ static void round_of_checks(struct worker *w)
 	overcommit_rules(w, (char *)p + (64UL << 30));
 	mdwe_rules(w, (char *)p + 64 * PAGE_SIZE);
 	rollup_rules(w, (char *)p + 64 * PAGE_SIZE);
+	procmap_rules(w, (char *)p + 64 * PAGE_SIZE, radix);
 	check(w, lru_advice_as_designed(radix, (char *)p + 64 * PAGE_SIZE),
 	      "MADV_COLD and MADV_PAGEOUT: done (stock), EINVAL (region)");
 	if (param_int("memcg"))

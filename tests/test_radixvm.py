@@ -61,9 +61,9 @@ def _check_paths(rows, cores):
     # (0032), userfaultfd over region memory (0036: the process leaves the region), a core
     # dump's copy of a page (0037), overcommit accounting under the default heuristic and, with
     # overcommit=1, under vm.overcommit_memory=2 (0038), MDWE (0039), the execute-only key (0040),
-    # LRU advice, smaps_rollup (0041): each design
+    # LRU advice, smaps_rollup (0041), PROCMAP_QUERY (0042): each design
     # behaved as its integration rules say (the workload knows both sets of rules; it fails on a
-    # mismatch).  83 checks a round, 4 more with overcommit=1, 3 more with memcg=1 (memory
+    # mismatch).  86 checks a round, 4 more with overcommit=1, 3 more with memcg=1 (memory
     # cgroups: the debug kernels have CONFIG_MEMCG) and 3 more with notifier=1 (the debug
     # kernel's MMU-notifier probe: 0033); the kernel has CONFIG_CROSS_MEMORY_ATTACH and QEMU's
     # CPU protection keys.
@@ -71,7 +71,7 @@ def _check_paths(rows, cores):
         if (v, "vmapi") not in rows:
             continue
         vmapi = rows[(v, "vmapi")]
-        per_round = 83 + sum(n * int(vmapi["params"].get(name, "0"))
+        per_round = 86 + sum(n * int(vmapi["params"].get(name, "0"))
                              for name, n in (("overcommit", 4), ("memcg", 3), ("notifier", 3)))
         assert vmapi["radix_region"] == (v != "stock") and vmapi["ops"] == 2 * per_round, vmapi
     # The kernel's MAP_FIXED_NOREPLACE selftest passes on the region.
