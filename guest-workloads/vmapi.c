@@ -267,20 +267,27 @@ static int smaps_pkey(void *addr)
 	       sscanf(line, "ProtectionKey: %d", &key) == 1 ? key : -1;
 }
 
+/* A field of @path (/proc/meminfo, smaps_rollup, status), in kB; -1 if missing. */
+static long proc_kb(const char *path, const char *field)
+{
+	char line[256];
+	size_t n = strlen(field);
+	long kb = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		die("vmapi: %s: %s", path, strerror(errno));
+	while (kb < 0 && fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && line[n] == ':')
+			kb = atol(line + n + 1);
+	fclose(f);
+	return kb;
+}
+
 /* VmLck of /proc/self/status, in kB: what mm->locked_vm counts. */
 static long vmlck_kb(void)
 {
-	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		die("vmapi: /proc/self/status: %s", strerror(errno));
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
+	return proc_kb("/proc/self/status", "VmLck");
 }
 
 /* A private anonymous mapping at exactly @at, replacing nothing. */
@@ -989,23 +996,6 @@ static void uffd_rules(struct worker *w, char *at, uint64_t key)
 
 	if (have(F_UFFD))
 		child_checks(w, uffd_child, at, key, what, NR_UF);
-}
-
-/* A field of @path (/proc/meminfo, smaps_rollup), in kB; -1 if missing. */
-static long proc_kb(const char *path, const char *field)
-{
-	char line[256];
-	size_t n = strlen(field);
-	long kb = -1;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		die("vmapi: %s: %s", path, strerror(errno));
-	while (kb < 0 && fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, n) && line[n] == ':')
-			kb = atol(line + n + 1);
-	fclose(f);
-	return kb;
 }
 
 static long meminfo_kb(const char *field)
