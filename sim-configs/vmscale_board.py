@@ -1,12 +1,18 @@
-"""The vmscale X86 board for gem5 v24: X86Board plus an ACPI MADT, /dev/sda, APIC IDs in CPUID.
+"""The vmscale X86 board for gem5 v24: X86Board plus an ACPI MADT, /dev/sda, APIC IDs in CPUID,
+and x2APIC mode where vmscale's gem5 patches provide it.
 
 Runs only inside gem5 (`$GEM5 sim-configs/vmscale_fs.py ...`).  Why each change:
 - MADT: X86Board v24.0 publishes only the Intel MP table; Linux 6.12 also reads ACPI and
   logs "Invalid table length" for the empty RSDT/XSDT.  The records mirror the MP table
-  (LAPIC i = core i, one I/O APIC with id = cores at 0xFEC00000, ISA IRQ overrides).
+  (LAPIC i = core i, one I/O APIC at 0xFEC00000, ISA IRQ overrides).  A core whose APIC ID
+  does not fit a LAPIC record (0xFF and up; Linux skips LAPIC ID 0xFF) gets a Processor
+  Local x2APIC record (type 9, gem5-patches/0001).
 - /dev/sda: Linux >= 5.14 has no legacy IDE driver; with ATA_PIIX the disk is sda, not hda.
 - CPUID.1 EBX[31:24]: gem5's static CPUID reports APIC ID 0 on every core; Linux prints an
   "APIC ID mismatch" firmware bug per CPU.  Each core has its own ISA object, so set it.
+- x2apic=True: CPUID.1 ECX[21] says x2APIC (gem5-patches/0003 then answers leaf 0Bh), and the
+  I/O APIC takes 15-bit destination IDs (0004), so 0xFF is core 255, not a broadcast.  The
+  kernel is told by `x2apic_ext_dest_id` on its command line (options.kernel_args).
 """
 
 from m5.objects import (
@@ -18,14 +24,29 @@ from m5.objects import (
 
 from gem5.components.boards.x86_board import X86Board
 
+X2APIC_FEATURE = 1 << 21     # CPUID.01H:ECX
+XAPIC_ID_LIMIT = 0xFF        # LAPIC records hold IDs below this
+
 
 class VmscaleX86Board(X86Board):
+    def __init__(self, *args, x2apic: bool = False, **kwargs):
+        self._x2apic = x2apic      # read by _setup_io_devices, which X86Board's __init__ calls
+        super().__init__(*args, **kwargs)
+
     def _setup_io_devices(self):
         super()._setup_io_devices()
         n = self.get_processor().get_num_cores()
-        records = [X86ACPIMadtLAPIC(acpi_processor_id=i, apic_id=i, flags=1) for i in range(n)]
-        # X86Board gives the I/O APIC id = number of cores (x86_board.py, _setup_io_devices).
-        records.append(X86ACPIMadtIOAPIC(id=n, address=0xFEC00000, int_base=0))
+        io_apic = self.pc.south_bridge.io_apic
+        records = [X86ACPIMadtLAPIC(acpi_processor_id=i, apic_id=i, flags=1)
+                   for i in range(min(n, XAPIC_ID_LIMIT))]
+        if n > XAPIC_ID_LIMIT:
+            from m5.objects import X86ACPIMadtLx2APIC   # vmscale's gem5 patches only
+            records += [X86ACPIMadtLx2APIC(acpi_processor_uid=i, x2apic_id=i, flags=1)
+                        for i in range(XAPIC_ID_LIMIT, n)]
+        if self._x2apic:
+            io_apic.extended_dest_id = True
+        # X86Board chose the I/O APIC's id (x86_board.py, _setup_io_devices): the MADT says the same.
+        records.append(X86ACPIMadtIOAPIC(id=int(io_apic.apic_id), address=0xFEC00000, int_base=0))
         records.append(X86ACPIMadtIntSourceOverride(bus_source=0, irq_source=0, sys_int=2, flags=0))
         madt = X86ACPIMadt(local_apic_address=0, records=records, oem_id="vmscl")
         rsdp = self.workload.acpi_description_table_pointer
@@ -36,9 +57,12 @@ class VmscaleX86Board(X86Board):
         return "/dev/sda"
 
     def fix_cpuid_apic_ids(self):
-        """Report each core's APIC ID in CPUID.1 EBX (call after the processor exists)."""
+        """Report each core's APIC ID in CPUID.1 EBX, and x2APIC in ECX if the board has it
+        (call after the processor exists)."""
         for i, core in enumerate(self.get_processor().get_cores()):
             for isa in core.get_simobject().isa:
                 fms = list(isa.FamilyModelStepping)
-                fms[1] = (int(fms[1]) & 0x00FFFFFF) | (i << 24)
+                fms[1] = (int(fms[1]) & 0x00FFFFFF) | ((i & 0xFF) << 24)
+                if self._x2apic:
+                    fms[3] = int(fms[3]) | X2APIC_FEATURE
                 isa.FamilyModelStepping = fms

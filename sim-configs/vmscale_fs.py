@@ -19,6 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import m5  # noqa: E402
 import m5.debug  # noqa: E402
+import m5.objects  # noqa: E402
 import m5.trace  # noqa: E402
 from m5.defines import buildEnv  # noqa: E402
 
@@ -34,7 +35,8 @@ from gem5.simulate.simulator import Simulator  # noqa: E402
 from gem5.utils.requires import requires  # noqa: E402
 from m5.objects import DDR4_2400_8x8  # noqa: E402
 
-from vmscale_gem5 import limits, options  # noqa: E402
+from vmscale_gem5 import buildinfo, limits, options  # noqa: E402
+
 
 a = options.parser().parse_args()
 try:
@@ -42,6 +44,7 @@ try:
     bits = buildEnv.get("NUMBER_BITS_PER_SET")
     a.bits_per_set = a.bits_per_set or (int(bits) if bits else None)
     a.kvm_available = a.kvm_available or os.access("/dev/kvm", os.R_OK | os.W_OK)
+    a.x2apic_build = a.x2apic_build or ("yes" if buildinfo.has_x2apic(m5.objects) else "no")
     options.validate(a)
     requires(isa_required=ISA.X86,
              coherence_protocol_required=CoherenceProtocol.MESI_TWO_LEVEL if a.memory_system == "ruby" else None,
@@ -71,7 +74,8 @@ else:
 cpu = {"atomic": CPUTypes.ATOMIC, "timing": CPUTypes.TIMING, "o3": CPUTypes.O3, "kvm": CPUTypes.KVM}[a.cpu]
 processor = SimpleProcessor(cpu_type=cpu, num_cores=a.cores, isa=ISA.X86)
 memory = ChanneledMemory(DDR4_2400_8x8, a.mem_channels, 64, size=f"{a.memory}MiB")
-board = VmscaleX86Board(clk_freq=a.clock, processor=processor, memory=memory, cache_hierarchy=cache)
+board = VmscaleX86Board(clk_freq=a.clock, processor=processor, memory=memory, cache_hierarchy=cache,
+                        x2apic=a.x2apic_on)
 board.fix_cpuid_apic_ids()
 
 script = Path(a.script).read_text() if a.script else ""

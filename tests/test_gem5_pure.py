@@ -213,8 +213,12 @@ def test_pt2pt_refuses_large_systems():
 
 def test_core_limits():
     assert limits.check_cores(254, ruby=True, bits_per_set=256) == 254
-    with pytest.raises(limits.ConfigError, match="tops out at 254"):
-        limits.check_cores(256, ruby=False)
+    with pytest.raises(limits.ConfigError, match="tops out at 254.*vmscale build gem5"):
+        limits.check_cores(255, ruby=False, x2apic_build=False)
+    assert limits.check_cores(256, ruby=True, bits_per_set=256, x2apic_build=True) == 256
+    assert limits.check_cores(256, ruby=False) == 256          # build not known yet: checked again later
+    with pytest.raises(limits.ConfigError, match="tops out at 256.*x86InterruptAddress"):
+        limits.check_cores(257, ruby=False, x2apic_build=True)
     with pytest.raises(limits.ConfigError, match="NUMBER_BITS_PER_SET=128"):
         limits.check_cores(200, ruby=True, bits_per_set=128)
     assert limits.check_cores(200, ruby=False, bits_per_set=128) == 200
@@ -233,7 +237,12 @@ def _args(tmp_path, *extra):
 
 
 @pytest.mark.parametrize("extra, message", [
-    (["--cores", "255"], "tops out at 254"),
+    (["--cores", "255", "--x2apic-build", "no"], "tops out at 254"),
+    (["--cores", "300", "--x2apic-build", "yes"], "tops out at 256"),
+    (["--cores", "256", "--x2apic", "off"], "need x2APIC mode"),
+    (["--cores", "8", "--x2apic", "on", "--x2apic-build", "no"], "no x2APIC.*sim-configs/gem5-patches"),
+    (["--cores", "8", "--x2apic", "on", "--cpu", "kvm", "--kvm-available", "--m5", "addr", "--mode",
+      "checkpoint", "--checkpoint-dir", "x"], "KVM CPU does not use"),
     (["--cores", "8", "--cpu", "atomic"], "measures nothing"),
     (["--cores", "8", "--mode", "checkpoint", "--checkpoint-dir", "x"], "cannot checkpoint warm caches"),
     (["--cores", "8", "--mode", "restore", "--checkpoint-dir", "/nonexistent"], "no m5.cpt"),
@@ -248,6 +257,22 @@ def _args(tmp_path, *extra):
 def test_options_refuse_bad_runs_before_gem5(tmp_path, extra, message):
     with pytest.raises(limits.ConfigError, match=message):
         options.validate(_args(tmp_path, *extra))
+
+
+@pytest.mark.parametrize("cores, mode, on", [(8, "auto", False), (254, "auto", False), (255, "auto", True),
+                                             (256, "auto", True), (4, "on", True), (16, "off", False)])
+def test_x2apic_mode_follows_the_core_count_and_reaches_the_kernel(tmp_path, cores, mode, on):
+    a = options.validate(_args(tmp_path, "--cores", str(cores), "--x2apic", mode, "--x2apic-build", "yes"))
+    assert a.x2apic_on is on
+    # kernel 0043 enters x2APIC mode without interrupt remapping only when told
+    assert ("x2apic_ext_dest_id" in options.kernel_args(a)) is on
+    assert limits.x2apic_on(mode, cores, "atomic", None) is on   # an unknown build is not refused
+
+
+def test_x2apic_is_part_of_the_board_a_checkpoint_depends_on():
+    # a kernel booted in x2APIC mode cannot be restored onto an xAPIC board, nor the reverse
+    assert "x2apic" in options.BOARD_KEYS and "x2apic" in options.USER_KEYS
+    assert options.board("x2apic=on", 8).x2apic == "on"
 
 
 def test_options_accept_and_describe_a_good_run(tmp_path):

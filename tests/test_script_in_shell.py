@@ -125,3 +125,31 @@ def test_a_frame_map_garbled_live_is_read_whole_from_the_recap(tmp_path):
     for pm in maps.values():
         assert pm.damaged == 0 and [f.pfn for f in pm.frames] == list(range(4096, 4096 + 40))
     assert console.parse(out).cases[2].result == {"ok": True, "errors": 0}
+
+
+def test_the_interrupt_summary_counts_the_cpus_that_took_each_ipi(tmp_path):
+    """VMSCALE-INTERRUPTS: for LOC/RES/CAL/TLB, how many CPUs took one and how many in all,
+    read by busybox-compatible awk from /proc/interrupts as the kernel formats it (here four
+    CPUs; CPU 3 never took a TLB shootdown, and device rows with other names are ignored).
+    Kept in the recap, so a kernel message in the live line loses nothing."""
+    irq = tmp_path / "interrupts"
+    irq.write_text(
+        "            CPU0       CPU1       CPU2       CPU3       \n"
+        "   4:        120          0          0          0   IO-APIC   4-edge      ttyS0\n"
+        " LOC:       5012       4870       4791       4702   Local timer interrupts\n"
+        " RES:         33         12          9          4   Rescheduling interrupts\n"
+        " CAL:        101         87         90         75   Function call interrupts\n"
+        " TLB:         17          5          2          0   TLB shootdowns\n"
+        " ERR:          0\n")
+    prog = tmp_path / "bin/local"
+    prog.parent.mkdir()
+    prog.write_text('#!/bin/sh\necho "VMSCALE-RESULT {\\"ok\\":true,\\"errors\\":0}"\n')
+    prog.chmod(0o755)
+    text = _in_tmp(guest_script.render([guest_script.Case(1, "local", "stock")]), tmp_path, prog)
+    out = subprocess.run(["sh", "-c", text.replace("/proc/interrupts", str(irq))],
+                         capture_output=True, text=True).stdout
+    want = {"LOC": (4, 19375), "RES": (4, 58), "CAL": (4, 353), "TLB": (3, 24)}
+    assert console.parse(out).interrupts == want
+    live, recap = out.split("VMSCALE-RECAP-BEGIN")
+    garbled = live.replace("VMSCALE-INTERRUPTS LOC", "VMSCALE-INTE[   12.5] rcu: stallRRUPTS LOC")
+    assert console.parse(garbled + "VMSCALE-RECAP-BEGIN" + recap).interrupts == want

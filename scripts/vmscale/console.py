@@ -88,6 +88,8 @@ class Console:
     known: list = field(default_factory=list)      # (what, line): KNOWN_UPSTREAM reports, not failed on
     errors: list = field(default_factory=list)     # VMSCALE-ERROR lines from /init
     watchdogs: dict = field(default_factory=dict)  # detector timeouts the guest reported
+    # /proc/interrupts at the end of the script: row name -> (CPUs with a non-zero count, total)
+    interrupts: dict = field(default_factory=dict)
 
 
 def kernel_problems(line: str) -> list:
@@ -121,6 +123,7 @@ def _fill(con: Console, recap: Console) -> None:
     con.script_began = con.script_began or recap.script_began
     for key, value in recap.watchdogs.items():
         con.watchdogs.setdefault(key, value)
+    con.interrupts = con.interrupts or recap.interrupts
     for case_id, r in recap.cases.items():
         live = con.cases.get(case_id)
         if live is None:
@@ -165,6 +168,8 @@ def _parse(text: str, problems: bool = True) -> Console:
         elif "VMSCALE-WATCHDOG " in line:
             con.watchdogs = {k: v for k, v in re.findall(r"(\w+)=(\S+)", line.split("VMSCALE-WATCHDOG ", 1)[1])
                              if v != "-"}
+        elif "VMSCALE-INTERRUPTS " in line:
+            con.interrupts = {k: (int(c), int(t)) for k, c, t in re.findall(r"(\w+)=(\d+)/(\d+)", line)}
         elif "VMSCALE-SCRIPT-END" in line:
             con.script_ended = True
         elif "VMSCALE-HALT" in line:

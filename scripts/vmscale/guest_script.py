@@ -21,6 +21,9 @@ class Case:
         return [f"/bin/{self.workload}"] + [f"{k}={v}" for k, v in self.args.items()]
 
 
+# /proc/interrupts rows summarised at the end of a run (VMSCALE-INTERRUPTS).
+IRQ_ROWS = ("LOC", "RES", "CAL", "TLB")
+
 # Where the guest keeps each case's marker lines for the recap (tmpfs in the guest).
 STATE_DIR = "/tmp/vmscale-run"
 
@@ -64,10 +67,20 @@ def render(cases: list) -> str:
                      # the cleaner copy).
                      f" sed -n '/^VMSCALE-PHYSMAP-BEGIN$/,/^VMSCALE-PHYSMAP-END$/p' $d/out-{n} >> $d/{n}; fi")
         lines.append(f"say {n} \"VMSCALE-CASE-END {n} rc=$rc\"")
+    # Which CPUs took which interrupts over the boot and run: for each /proc/interrupts row named
+    # in IRQ_ROWS, the CPUs with a non-zero count and the total.  Local timer, rescheduling,
+    # function-call and TLB-shootdown IPIs on every CPU are what an APIC mode must deliver
+    # (the x2APIC tests read it); a line per boot, whatever the CPU count.
+    lines += ["irqsum() { awk -v rows='" + " ".join(IRQ_ROWS) + "' '"
+              'BEGIN { n = split(rows, r, " "); for (i = 1; i <= n; i++) want[r[i] ":"] = r[i] } '
+              "NR == 1 { cpus = NF } "
+              "($1 in want) { c = 0; t = 0; for (i = 2; i <= cpus + 1; i++) if ($i > 0) { c++; t += $i } "
+              "printf \"%s=%d/%d \", want[$1], c, t }' /proc/interrupts 2>/dev/null; }",
+              'say 0-tail "VMSCALE-INTERRUPTS $(irqsum)"']
     # Quieten the console to emergencies for the recap, then restore the user's level.
     lines += ["echo VMSCALE-RECAP-BEGIN",
               "p=$(cat /proc/sys/kernel/printk 2>/dev/null) && echo 1 > /proc/sys/kernel/printk",
-              "cat $d/0-head " + " ".join(f"$d/{c.case_id}" for c in cases) + " 2>/dev/null",
+              "cat $d/0-head " + " ".join(f"$d/{c.case_id}" for c in cases) + " $d/0-tail 2>/dev/null",
               '[ -n "$p" ] && echo "$p" > /proc/sys/kernel/printk',
               "echo VMSCALE-RECAP-END",
               "echo VMSCALE-SCRIPT-END",

@@ -123,6 +123,8 @@ def _kernel_checks(manifest: dict, parsed, console: str, kernel_args, case_failu
     """What the kernel said during the whole boot (oopses, KUnit), into the manifest; its failures."""
     failures = []
     manifest["kernel_problems"] = [{"reason": r, "line": l} for r, l in parsed.problems]
+    # Which CPUs took timer ticks and IPIs over the boot (guest_script.IRQ_ROWS)
+    manifest["interrupts"] = {k: {"cpus": c, "total": t} for k, (c, t) in parsed.interrupts.items()}
     manifest["kernel_known_upstream"] = [{"what": w, "line": l} for w, l in parsed.known]
     for what, line in parsed.known:
         print(f"  note: a known upstream kernel report, not failed on ({what}): {line}", flush=True)

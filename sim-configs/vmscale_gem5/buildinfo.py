@@ -5,6 +5,7 @@ which prints one JSON line; `gem5 -B` output is parsed too (it fails in v24.0.0.
 import json
 import re
 import subprocess
+import tempfile
 from pathlib import Path
 
 PROBE = Path(__file__).resolve().parents[1] / "vmscale_buildinfo.py"
@@ -28,7 +29,8 @@ def parse_probe(text: str) -> dict:
 
 
 def query(gem5: str, timeout: int = 180) -> dict:
-    r = subprocess.run([gem5, "-q", str(PROBE)], capture_output=True, text=True, timeout=timeout)
+    with tempfile.TemporaryDirectory(prefix="vmscale-buildinfo-") as out:   # gem5 writes an m5out
+        r = subprocess.run([gem5, "-q", "-d", out, str(PROBE)], capture_output=True, text=True, timeout=timeout)
     info = parse_probe(r.stdout)
     if r.returncode or not info:
         raise RuntimeError(f"{gem5} could not run {PROBE.name}: {(r.stderr or r.stdout).strip()[-300:]}")
@@ -45,3 +47,15 @@ def ruby_protocol(info: dict):
 def bits_per_set(info: dict):
     v = info.get("NUMBER_BITS_PER_SET")
     return int(v) if v and v.isdigit() else None
+
+
+def x2apic(info: dict):
+    """Whether the binary has vmscale's x2APIC patches (None: a probe that did not say)."""
+    v = info.get("VMSCALE_X2APIC")
+    return None if v is None else v == "True"
+
+
+def has_x2apic(objects) -> bool:
+    """Given m5.objects (inside gem5): the patches' visible parts are there, the MADT x2APIC
+    record and the I/O APIC's 15-bit destination IDs."""
+    return hasattr(objects, "X86ACPIMadtLx2APIC") and "extended_dest_id" in objects.I82094AA._params

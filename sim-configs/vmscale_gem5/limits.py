@@ -1,36 +1,67 @@
 """Which core counts and options a gem5 v24 X86 full-system run can have, decided up front.
 
 Facts (gem5 v24.0 source): xAPIC only, 8-bit APIC IDs and 0xFF is broadcast; X86Board gives
-the I/O APIC id = num_cores (src/python/gem5/components/boards/x86_board.py) and the I/O APIC
-asserts id < 0xFF (src/dev/x86/i82094aa.cc), so X86Board stops at 254 cores; 256 needs
-x2APIC in gem5's C++.  Ruby sizes its per-machine bit sets by NUMBER_BITS_PER_SET (a build
-setting, 128 in build_opts/X86), so more L1 controllers than that is fatal at start-up.
+the I/O APIC the id = num_cores (src/python/gem5/components/boards/x86_board.py) and the I/O APIC
+asserts id < 0xFF (src/dev/x86/i82094aa.cc), so stock X86Board stops at 254 cores.  vmscale's
+gem5 patches (sim-configs/gem5-patches, built by `vmscale build gem5`) add x2APIC mode: the
+cores run in it from 255 on (or with --x2apic on), the kernel is told by x2apic_ext_dest_id
+(kernel-patches/0043).  Interrupt messages between APICs are still addressed by an 8-bit APIC
+ID (x86InterruptAddress in src/arch/x86/x86_traits.hh), so the patched build stops at 256.
+gem5's x2APIC is modelled for its own CPUs, not for the KVM CPU (KVM has its own APIC model).
+Ruby sizes its per-machine bit sets by NUMBER_BITS_PER_SET (a build setting, 128 in
+build_opts/X86), so more L1 controllers than that is fatal at start-up.
 X86Board maps at most 3 GiB of memory below the PCI hole.
 """
 
-MAX_X86_BOARD_CORES = 254
+MAX_XAPIC_CORES = 254        # stock gem5 v24: IDs 0..253 for cores, 254 for the I/O APIC
+MAX_X86_BOARD_CORES = 256    # with sim-configs/gem5-patches: 8-bit IDs in interrupt messages
 MAX_MEMORY_MIB = 3 * 1024
 CPU_TYPES = ("atomic", "timing", "o3", "kvm")
 PROTOCOLS = ("MESI_Two_Level",)  # what sim-configs builds a hierarchy for
+X2APIC_MODES = ("auto", "on", "off")
+PATCH_HINT = ("build gem5 with vmscale's x2APIC patches: `vmscale build gem5 --source DIR` "
+              "(sim-configs/gem5-patches; README, \"gem5 past 254 cores\")")
 
 
 class ConfigError(ValueError):
     """A run gem5 cannot do, found before gem5 starts; str() says why and what to change."""
 
 
-def check_cores(cores: int, ruby: bool, bits_per_set: int = None) -> int:
+def check_cores(cores: int, ruby: bool, bits_per_set: int = None, x2apic_build: bool = None) -> int:
+    """x2apic_build: whether the gem5 binary has vmscale's x2APIC patches (None: not known yet,
+    checked again once it is)."""
     if not isinstance(cores, int) or cores < 1:
         raise ConfigError(f"--cores {cores}: must be a positive integer")
     if cores > MAX_X86_BOARD_CORES:
         raise ConfigError(
-            f"--cores {cores}: gem5 v24 X86 tops out at {MAX_X86_BOARD_CORES} cores "
-            "(8-bit xAPIC IDs, 0xFF is broadcast, the I/O APIC takes id = cores); "
-            "256 needs x2APIC support in gem5's C++")
+            f"--cores {cores}: gem5 v24 X86 with vmscale's x2APIC patches tops out at {MAX_X86_BOARD_CORES} "
+            "cores (interrupt messages between APICs carry 8-bit APIC IDs: x86InterruptAddress in "
+            "src/arch/x86/x86_traits.hh; more needs that widened and 15-bit IDs at the I/O APIC)")
+    if cores > MAX_XAPIC_CORES and x2apic_build is False:
+        raise ConfigError(
+            f"--cores {cores}: this gem5 build tops out at {MAX_XAPIC_CORES} cores (xAPIC only: 8-bit IDs, "
+            f"0xFF is broadcast, the I/O APIC takes id = cores); {PATCH_HINT}")
     if ruby and bits_per_set is not None and cores > bits_per_set:
         raise ConfigError(
             f"--cores {cores}: this gem5 build has NUMBER_BITS_PER_SET={bits_per_set}, fewer than the "
             f"{cores} L1 controllers; rebuild gem5 with `scons setconfig build/X86 NUMBER_BITS_PER_SET=256`")
     return cores
+
+
+def x2apic_on(mode: str, cores: int, cpu: str = "timing", x2apic_build: bool = None) -> bool:
+    """Whether the cores run in x2APIC mode: `auto` turns it on where xAPIC IDs run out."""
+    if mode not in X2APIC_MODES:
+        raise ConfigError(f"--x2apic {mode}: use one of {', '.join(X2APIC_MODES)}")
+    on = mode == "on" or (mode == "auto" and cores > MAX_XAPIC_CORES)
+    if mode == "off" and cores > MAX_XAPIC_CORES:
+        raise ConfigError(f"--x2apic off: {cores} cores need x2APIC mode (xAPIC stops at {MAX_XAPIC_CORES})")
+    if on and x2apic_build is False:
+        raise ConfigError(f"x2APIC mode ({cores} cores, --x2apic {mode}): this gem5 build has no x2APIC; "
+                          f"{PATCH_HINT}")
+    if on and cpu == "kvm":
+        raise ConfigError(f"x2APIC mode ({cores} cores, --x2apic {mode}) is gem5's own APIC model, which the "
+                          "KVM CPU does not use: boot with --cpu atomic")
+    return on
 
 
 def check_memory(mib: int) -> int:

@@ -31,7 +31,7 @@ UNITS = {"THz": 1e12, "GHz": 1e9, "MHz": 1e6, "kHz": 1e3, "Hz": 1.0}
 
 
 # The board a checkpoint depends on (a boot made with other values cannot be restored into it).
-BOARD_KEYS = ("memory", "mem_channels", "l1_size")
+BOARD_KEYS = ("memory", "mem_channels", "l1_size", "x2apic")
 # What only the restored run sees.  Ruby starts cold after a restore (the boot bypasses it, and
 # the checkpoint's Ruby cache trace is empty) and a checkpoint's network sections hold only
 # power state and empty buffers,
@@ -75,6 +75,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--m5", default="inst", choices=["inst", "addr"], help="guest m5 op form")
     p.add_argument("--bits-per-set", type=int, help="NUMBER_BITS_PER_SET of the gem5 build (checked if given)")
     p.add_argument("--kvm-available", action="store_true")
+    p.add_argument("--x2apic", default="auto", choices=limits.X2APIC_MODES,
+                   help="the cores' APIC mode: auto is x2APIC from 255 cores on (needs vmscale's gem5 "
+                        "patches), xAPIC below; on puts smaller systems in x2APIC mode too")
+    p.add_argument("--x2apic-build", choices=["yes", "no"],
+                   help="whether the gem5 binary has vmscale's x2APIC patches (vmscale_fs.py asks the binary)")
     p.add_argument("--progress", type=float, default=0.01, help="simulated seconds between progress lines")
     p.add_argument("--max-seconds", type=float, default=0, help="stop after this much simulated time (0: none)")
     p.add_argument("--max-host-seconds", type=float, default=0,
@@ -99,8 +104,10 @@ def parser() -> argparse.ArgumentParser:
 def validate(a) -> argparse.Namespace:
     """Everything that can be wrong before gem5 starts; raises limits.ConfigError."""
     ruby = a.memory_system == "ruby"
-    limits.check_cores(a.cores, ruby, a.bits_per_set)
+    build = None if a.x2apic_build is None else a.x2apic_build == "yes"
+    limits.check_cores(a.cores, ruby, a.bits_per_set, build)
     limits.check_cpu(a.cpu, a.kvm_available)
+    a.x2apic_on = limits.x2apic_on(a.x2apic, a.cores, a.cpu, build)
     limits.check_memory(a.memory)
     clock_hz(a.clock)
     limits.check_cache(a.l1_size, a.l2_size, a.l2_banks, a.mem_channels)
@@ -211,4 +218,8 @@ def kernel_args(a) -> list:
     args = boot_args(a.clock) + [f"vmscale.m5={a.m5}"] + list(getattr(a, "kernel_arg", []))
     if a.mode == "checkpoint":
         args.append("vmscale.checkpoint=1")
+    if getattr(a, "x2apic_on", False):
+        # The board's I/O APIC takes 15-bit destination IDs (extended_dest_id): kernel 0043 then
+        # enters x2APIC mode without interrupt remapping and brings every CPU up.
+        args.append("x2apic_ext_dest_id")
     return args

@@ -23,7 +23,7 @@ from vmscale import paths
 from vmscale.errors import VmscaleError
 from vmscale_gem5 import buildinfo, limits, options, resume, stats
 
-CORE_LIMIT = limits.MAX_X86_BOARD_CORES   # the X86 board, whatever the build; sweeps check specs against it
+CORE_LIMIT = limits.MAX_X86_BOARD_CORES   # the X86 board with vmscale's gem5 patches; check() asks the build
 
 SCRIPT = paths.REPO / "sim-configs" / "vmscale_fs.py"
 CONSOLE = "board.pc.com_1.device"
@@ -64,7 +64,10 @@ def check(cores: int, opts: dict, build: dict) -> dict:
         raise VmscaleError(f"this gem5 build's Ruby protocol is {protocol}; vmscale needs MESI_Two_Level",
                            "build gem5 with build_opts/X86")
     try:
-        limits.check_cores(cores, ruby=True, bits_per_set=buildinfo.bits_per_set(build))
+        x2apic = buildinfo.x2apic(build)
+        limits.check_cores(cores, ruby=True, bits_per_set=buildinfo.bits_per_set(build), x2apic_build=x2apic)
+        # the boot's CPU is atomic whatever opts["cpu"] says (checkpoint()); kvm only if asked for it
+        limits.x2apic_on(str(opts.get("x2apic", "auto")), cores, "atomic", x2apic)
     except limits.ConfigError as e:
         raise VmscaleError(str(e)) from e
     return build

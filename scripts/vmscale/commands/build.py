@@ -1,4 +1,5 @@
-"""`vmscale build`: workloads, the guest image and kernels, through SConstruct.local."""
+"""`vmscale build`: workloads, the guest image and kernels, through SConstruct.local; and, on
+request only, gem5 itself from a source tree the user gives (vmscale.gem5build)."""
 
 import subprocess
 import sys
@@ -11,15 +12,21 @@ from vmscale.kernel import FLAVORS
 
 def register(sub):
     b = sub.add_parser("build", help="build workloads, the guest image and kernels (SConstruct.local)")
-    b.add_argument("what", nargs="?", default="all", choices=["all", "workloads", "image", "kernel"],
-                   help="what to build (default: all)")
+    b.add_argument("what", nargs="?", default="all", choices=["all", "workloads", "image", "kernel", "gem5"],
+                   help="what to build (default: all; gem5 only when asked: --gem5-source)")
     b.add_argument("--flavor", default="normal", choices=sorted(FLAVORS), help="kernel config flavour")
     b.add_argument("--kernel-source", help="a Linux 6.12.y tarball (default: Debian's linux-source-6.12)")
     b.add_argument("--jobs", type=int, help="parallel make jobs (default: host CPUs)")
+    b.add_argument("--gem5-source", help="gem5: a gem5 v24.0.0.1 source tree; vmscale's patches "
+                                         "(sim-configs/gem5-patches) are applied to it and it is built there")
+    b.add_argument("--scons", help="gem5: the SCons to build it with (default: scons on PATH; must be 4.7.0)")
+    b.add_argument("--python-config", help="gem5: python3-config of the Python to embed (PYTHON_CONFIG)")
     b.set_defaults(func=main)
 
 
 def main(args):
+    if args.what == "gem5":
+        return build_gem5(args)
     try:
         import SCons  # noqa: F401  (run as `python -m SCons`, from this interpreter)
     except ImportError:
@@ -37,4 +44,18 @@ def main(args):
     r = subprocess.run(cmd)
     if r.returncode:
         raise VmscaleError(f"build of {args.what} failed (scons exit {r.returncode})", "see the messages above")
+    return 0
+
+
+def build_gem5(args):
+    import os
+
+    from vmscale import gem5build
+    if not args.gem5_source:
+        raise VmscaleError("vmscale build gem5 needs --gem5-source DIR",
+                           f"git clone --branch v{gem5build.VERSION} https://github.com/gem5/gem5 DIR (vmscale "
+                           "fetches nothing itself)")
+    gem5 = gem5build.build(Path(args.gem5_source), args.jobs or os.cpu_count() or 1,
+                           scons=args.scons, python_config=args.python_config)
+    print(f"gem5: built; use it with\n  export GEM5={gem5}")
     return 0
