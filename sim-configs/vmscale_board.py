@@ -10,9 +10,11 @@ Runs only inside gem5 (`$GEM5 sim-configs/vmscale_fs.py ...`).  Why each change:
 - /dev/sda: Linux >= 5.14 has no legacy IDE driver; with ATA_PIIX the disk is sda, not hda.
 - CPUID.1 EBX[31:24]: gem5's static CPUID reports APIC ID 0 on every core; Linux prints an
   "APIC ID mismatch" firmware bug per CPU.  Each core has its own ISA object, so set it.
-- x2apic=True: CPUID.1 ECX[21] says x2APIC (gem5-patches/0003 then answers leaf 0Bh), and the
-  I/O APIC takes 15-bit destination IDs (0004), so 0xFF is core 255, not a broadcast.  The
-  kernel is told by `x2apic_ext_dest_id` on its command line (options.kernel_args).
+- x2apic=True: CPUID.1 ECX[21] says x2APIC (gem5-patches/0003 then answers leaf 0Bh), the
+  I/O APIC takes 15-bit destination IDs (0004), so 0xFF is core 255, not a broadcast, and the
+  boot CPU is handed over in x2APIC mode (0006), as firmware does past 254 APIC IDs: Linux
+  takes the MADT's x2APIC records only if it finds x2APIC on.  The kernel is told that
+  interrupts reach every CPU by `x2apic_ext_dest_id` (kernel 0043; options.kernel_args).
 """
 
 from m5.objects import (
@@ -45,6 +47,7 @@ class VmscaleX86Board(X86Board):
                         for i in range(XAPIC_ID_LIMIT, n)]
         if self._x2apic:
             io_apic.extended_dest_id = True
+            self.workload.enable_x2apic = True
         # X86Board chose the I/O APIC's id (x86_board.py, _setup_io_devices): the MADT says the same.
         records.append(X86ACPIMadtIOAPIC(id=int(io_apic.apic_id), address=0xFEC00000, int_base=0))
         records.append(X86ACPIMadtIntSourceOverride(bus_source=0, irq_source=0, sys_int=2, flags=0))

@@ -45,7 +45,9 @@ def test_x2apic_mode_brings_every_cpu_up_and_delivers_ipis_and_shootdowns(kernel
     manifest = json.loads((tmp_path / "g" / "manifest.json").read_text())
     boot = _boot_console(manifest)
     assert "x2apic: 15-bit destination IDs (x2apic_ext_dest_id)" in boot
-    assert "x2apic enabled" in boot and "Switched APIC routing to: physical x2apic" in boot
+    # handed over in x2APIC mode by gem5 (as firmware does), kept on by x2apic_ext_dest_id
+    assert "x2apic: enabled by BIOS, switching to x2apic ops" in boot
+    assert "Switched APIC routing to: physical x2apic" in boot and "IRQ remapping doesn't support" not in boot
     assert f"Brought up 1 node, {cores} CPUs" in boot
     irq = manifest["interrupts"]
     for row in ("LOC", "CAL", "TLB"):
@@ -60,5 +62,5 @@ def test_xapic_stays_the_default_below_255_cores(kernel_built, x2apic_gem5, tmp_
                 "--out", tmp_path / "g", timeout=3 * 3600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr
     boot = _boot_console(json.loads((tmp_path / "g" / "manifest.json").read_text()))
-    assert "x2apic_ext_dest_id" not in boot and "x2apic enabled" not in boot
-    assert "Switched APIC routing to: physical flat" in boot or "APIC: Switched" not in boot
+    assert "x2apic_ext_dest_id" not in boot and "x2apic" not in boot.lower()
+    assert "Brought up 1 node, 2 CPUs" in boot

@@ -57,5 +57,6 @@ def x2apic(info: dict):
 
 def has_x2apic(objects) -> bool:
     """Given m5.objects (inside gem5): the patches' visible parts are there, the MADT x2APIC
-    record and the I/O APIC's 15-bit destination IDs."""
-    return hasattr(objects, "X86ACPIMadtLx2APIC") and "extended_dest_id" in objects.I82094AA._params
+    record, the I/O APIC's 15-bit destination IDs and the x2APIC hand-over."""
+    return (hasattr(objects, "X86ACPIMadtLx2APIC") and "extended_dest_id" in objects.I82094AA._params
+            and "enable_x2apic" in objects.X86FsWorkload._params)

@@ -4,8 +4,8 @@ Facts (gem5 v24.0 source): xAPIC only, 8-bit APIC IDs and 0xFF is broadcast; X86
 the I/O APIC the id = num_cores (src/python/gem5/components/boards/x86_board.py) and the I/O APIC
 asserts id < 0xFF (src/dev/x86/i82094aa.cc), so stock X86Board stops at 254 cores.  vmscale's
 gem5 patches (sim-configs/gem5-patches, built by `vmscale build gem5`) add x2APIC mode: the
-cores run in it from 255 on (or with --x2apic on), the kernel is told by x2apic_ext_dest_id
-(kernel-patches/0043).  Interrupt messages between APICs are still addressed by an 8-bit APIC
+cores run in it from 255 on (or with --x2apic on), handed over in it as firmware does, and the
+kernel keeps it without interrupt remapping when told by x2apic_ext_dest_id (kernel 0043).  Interrupt messages between APICs are still addressed by an 8-bit APIC
 ID (x86InterruptAddress in src/arch/x86/x86_traits.hh), so the patched build stops at 256.
 gem5's x2APIC is modelled for its own CPUs, not for the KVM CPU (KVM has its own APIC model).
 Ruby sizes its per-machine bit sets by NUMBER_BITS_PER_SET (a build setting, 128 in
