@@ -53,6 +53,15 @@ def test_the_growth_law_recovers_a_power_and_predicts():
         bootcost.fit(pts[:3])
 
 
+def test_the_law_can_be_fitted_on_the_large_boots_only_and_predict_far():
+    # small boots on one law, large ones on a steeper one: fitting from 8 cores finds the steeper
+    pts = [{"cores": n, "host_seconds": (100.0 * n ** 0.3 if n < 8 else 2.0 * n ** 1.8)} for n in (2, 4, 8, 16, 32)]
+    law = bootcost.fit(pts, predict_at=(512, 1024), fit_from=8)
+    assert law["fitted_on"] == [8, 16, 32] and law["b"] == pytest.approx(1.8)
+    assert set(law["predicted"]) == {"512", "1024"}
+    assert law["predicted"]["1024"] == pytest.approx(2.0 * 1024 ** 1.8)
+
+
 def test_cli_writes_table_and_plot(tmp_path):
     cpts = [_cpt(tmp_path, n, [(20.0 * n ** 1.2, 3_000_000_000_000, "checkpoint")]) for n in (2, 4, 8)]
     import subprocess
@@ -64,6 +73,12 @@ def test_cli_writes_table_and_plot(tmp_path):
     law = json.loads((tmp_path / "o/boot-cost.json").read_text())["law"]
     assert law["b"] == pytest.approx(1.2, rel=1e-2)
     assert (tmp_path / "o/boot-cost.png").stat().st_size > 10_000
+    r = subprocess.run([sys.executable, "-m", "vmscale_gem5.bootcost", *map(str, cpts), "--predict", "512,1024"],
+                       capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 0 and "| 1024 (predicted) |" in r.stdout and "| 254 (predicted) |" not in r.stdout
+    bad = subprocess.run([sys.executable, "-m", "vmscale_gem5.bootcost", *map(str, cpts), "--predict", "lots"],
+                         capture_output=True, text=True, cwd=REPO)
+    assert bad.returncode == 2 and "--predict lots" in bad.stderr
     bad = subprocess.run([sys.executable, "-m", "vmscale_gem5.bootcost", str(tmp_path)], capture_output=True,
                          text=True, cwd=REPO)
     assert bad.returncode == 2 and "not a finished vmscale checkpoint" in bad.stderr

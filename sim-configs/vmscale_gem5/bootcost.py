@@ -47,9 +47,10 @@ def read(cpt: Path) -> dict:
             "instructions": insts, "legs": len(legs), "checkpoint": cpt.name}
 
 
-def fit(points: list) -> dict:
-    """Least squares of log host seconds on log cores over the multi-core points."""
-    pts = [(p["cores"], p["host_seconds"]) for p in points if p["cores"] >= 2]
+def fit(points: list, predict_at=PREDICT_AT, fit_from: int = 2) -> dict:
+    """Least squares of log host seconds on log cores over the multi-core points (those with at
+    least fit_from cores: the large boots' growth is what an extrapolation needs)."""
+    pts = [(p["cores"], p["host_seconds"]) for p in points if p["cores"] >= max(2, fit_from)]
     if len({n for n, _ in pts}) < 3:
         raise ValueError(f"{len(pts)} multi-core boots cannot fit a growth law with any check: need 3")
     xs = [math.log(n) for n, _ in pts]
@@ -60,16 +61,17 @@ def fit(points: list) -> dict:
     rms = math.sqrt(sum((y - (math.log(a) + b * x)) ** 2 for x, y in zip(xs, ys)) / len(xs))
     out = {"law": "host_seconds = a * cores^b", "a": a, "b": b, "log_rms": rms,
            "fitted_on": sorted(n for n, _ in pts),
-           "predicted": {str(n): a * n ** b for n in PREDICT_AT}}
+           "predicted": {str(n): a * n ** b for n in predict_at}}
     # Simulated instructions do not depend on what else the host runs: a second, steadier law.
-    ins = [(p["cores"], p["instructions"]) for p in points if p["cores"] >= 2 and p.get("instructions")]
+    ins = [(p["cores"], p["instructions"]) for p in points
+           if p["cores"] >= max(2, fit_from) and p.get("instructions")]
     if len(ins) >= 3:
         mn = sum(n for n, _ in ins) / len(ins)
         mi = sum(i for _, i in ins) / len(ins)
         per_core = sum((n - mn) * (i - mi) for n, i in ins) / sum((n - mn) ** 2 for n, _ in ins)
         out["instructions"] = {"law": "instructions = base + per_core * cores", "base": mi - per_core * mn,
                                "per_core": per_core,
-                               "predicted": {str(n): mi + per_core * (n - mn) for n in PREDICT_AT}}
+                               "predicted": {str(n): mi + per_core * (n - mn) for n in predict_at}}
     return out
 
 
@@ -94,7 +96,7 @@ def plot(points: list, law: dict, stem: str) -> list:
     pts = sorted(points, key=lambda p: p["cores"])
     ax.plot([p["cores"] for p in pts], [p["host_seconds"] for p in pts], "o", color="k", label="measured boots")
     if law:
-        grid = [2 ** k for k in range(0, 9)] + [254]
+        grid = sorted({2 ** k for k in range(0, 9)} | {int(n) for n in law["predicted"]})
         ax.plot(grid, [law["a"] * n ** law["b"] for n in grid], "-", color="tab:blue",
                 label=f"fit: {law['a']:.3g} x cores^{law['b']:.2f} (on {law['fitted_on'][0]}..{law['fitted_on'][-1]})")
         for n, h in law["predicted"].items():
@@ -123,14 +125,22 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vmscale_gem5.bootcost", description=__doc__.splitlines()[0])
     ap.add_argument("checkpoints", nargs="+", type=Path)
     ap.add_argument("--out", type=Path, help="write boot-cost.{csv,json,png,svg} here")
+    ap.add_argument("--predict", default=",".join(map(str, PREDICT_AT)),
+                    help="core counts to predict, comma-separated (default %(default)s)")
+    ap.add_argument("--fit-from", type=int, default=2, help="fit on the boots with at least this many cores")
     a = ap.parse_args(argv)
+    try:
+        predict_at = tuple(int(n) for n in a.predict.split(","))
+    except ValueError:
+        print(f"bootcost: error: --predict {a.predict}: give core counts such as 512,1024", file=sys.stderr)
+        return 2
     try:
         points = [read(c) for c in a.checkpoints]
     except (ValueError, OSError) as e:
         print(f"bootcost: error: {e}", file=sys.stderr)
         return 2
     try:
-        law = fit(points)
+        law = fit(points, predict_at, a.fit_from)
     except ValueError as e:
         law = None
         print(f"bootcost: no growth law: {e}", file=sys.stderr)
