@@ -19,7 +19,7 @@ MAX_MEMORY_MIB = 3 * 1024
 CPU_TYPES = ("atomic", "timing", "o3", "kvm")
 PROTOCOLS = ("MESI_Two_Level",)  # what sim-configs builds a hierarchy for
 X2APIC_MODES = ("auto", "on", "off")
-PATCH_HINT = ("build gem5 with vmscale's x2APIC patches: `vmscale build gem5 --source DIR` "
+PATCH_HINT = ("build gem5 with vmscale's x2APIC patches: `vmscale build gem5 --gem5-source DIR` "
               "(sim-configs/gem5-patches; README, \"gem5 past 254 cores\")")
 
 
