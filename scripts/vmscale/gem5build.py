@@ -8,6 +8,7 @@ Applying is idempotent: a patch already in the tree is left as it is, so an inte
 continued by running the same command again (scons keeps what it compiled).
 """
 
+import os
 import re
 import shutil
 import subprocess
@@ -93,16 +94,19 @@ def build(src: Path, jobs: int, scons: str = None, python_config: str = None, lo
     src = Path(src).resolve()
     apply(src, log=log)
     cmd = scons_command(scons)
-    extra = [f"PYTHON_CONFIG={python_config}"] if python_config else []
+    # gem5 v24 reads PYTHON_CONFIG from the environment only (site_scons/gem5_scons/defaults.py), else
+    # the first python3-config on PATH: name it, or a PATH with another Python first (pyenv, a venv)
+    # changes every compile's flags and so rebuilds everything.
+    env = dict(os.environ, **({"PYTHON_CONFIG": python_config} if python_config else {}))
     if not (src / "build" / "X86" / "gem5.build" / "config").is_file():
-        _run(cmd + ["defconfig", "build/X86", "build_opts/X86"] + extra, src, "configure")
-        _run(cmd + ["setconfig", "build/X86", f"NUMBER_BITS_PER_SET={BITS_PER_SET}"], src, "configure")
+        _run(cmd + ["defconfig", "build/X86", "build_opts/X86"], src, "configure", env)
+        _run(cmd + ["setconfig", "build/X86", f"NUMBER_BITS_PER_SET={BITS_PER_SET}"], src, "configure", env)
     log(f"gem5: building build/X86/gem5.opt with {jobs} jobs (about 2 h on 2 cores; run again to continue)")
-    _run(cmd + ["build/X86/gem5.opt", f"-j{jobs}", "--ignore-style"] + extra, src, "build")
+    _run(cmd + ["build/X86/gem5.opt", f"-j{jobs}", "--ignore-style"], src, "build", env)
     return src / "build" / "X86" / "gem5.opt"
 
 
-def _run(cmd: list, cwd: Path, what: str):
-    r = subprocess.run(cmd, cwd=cwd)
+def _run(cmd: list, cwd: Path, what: str, env: dict):
+    r = subprocess.run(cmd, cwd=cwd, env=env)
     if r.returncode:
         raise VmscaleError(f"gem5 {what} failed (exit {r.returncode}): {' '.join(cmd)}", "see the messages above")

@@ -20,7 +20,8 @@ def register(sub):
     b.add_argument("--gem5-source", help="gem5: a gem5 v24.0.0.1 source tree; vmscale's patches "
                                          "(sim-configs/gem5-patches) are applied to it and it is built there")
     b.add_argument("--scons", help="gem5: the SCons to build it with (default: scons on PATH; must be 4.7.0)")
-    b.add_argument("--python-config", help="gem5: python3-config of the Python to embed (PYTHON_CONFIG)")
+    b.add_argument("--python-config", help="gem5: python3-config of the Python to embed (default: the first "
+                                            "python3-config on PATH)")
     b.set_defaults(func=main)
 
 
