@@ -1,0 +1,1 @@
+/work/gem5-src/build/X86/gem5.opt -d /work/runs/16c-xapic-patched.partial/m5out /work/main/sim-configs/vmscale_fs.py --kernel /work/main/build/kernel/normal/vmlinux --disk /work/main/build/image/vmscale.img --mode restore --cpu timing --checkpoint-dir /work/main/build/checkpoints/16c-091d1f4c20f1f173 --script /work/runs/16c-xapic-patched.partial/run.sh --cores 16

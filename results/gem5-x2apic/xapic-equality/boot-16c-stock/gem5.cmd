@@ -1,0 +1,1 @@
+/opt/gem5-v24/gem5.opt -d /work/main/build/checkpoints/16c-091d1f4c20f1f173.partial/m5out /work/main/sim-configs/vmscale_fs.py --kernel /work/main/build/kernel/normal/vmlinux --disk /work/main/build/image/vmscale.img --mode checkpoint --cpu atomic --checkpoint-dir /work/main/build/checkpoints/16c-091d1f4c20f1f173.partial/cpt --cores 16
