@@ -50,8 +50,10 @@ done
 # 128 cores in x2APIC mode (x2apic=on) and 256 (x2APIC by default from 255): boots to /init
 keep_boot $out/boot-128c-x2apic 128 --gem5 x2apic=on
 keep_boot $out/boot-256c-x2apic 256
-python3 -m vmscale_gem5.bootcost build/checkpoints/{4,8,64,128,256}c-* --predict 512,1024 --fit-from 8 \
-    --out $out/boot-cost   # run from sim-configs/ with the x2APIC checkpoints named (README lists them)
+cpts=$(for d in $out/{4,8,64}c-x2apic $out/boot-{128,256}c-x2apic; do
+    [ -f $d/checkpoint ] && echo build/checkpoints/$(cat $d/checkpoint) ||
+        python3 -c "import json; print(json.load(open('$d/manifest.json'))['checkpoint'])"; done)
+PYTHONPATH=sim-configs .venv/bin/python -m vmscale_gem5.bootcost $cpts --predict 512,1024 --fit-from 8 --out $out/boot-cost
 
 # a Timing + Ruby ROI at 128 cores: refcount, the shared atomic against Refcache, on an L2 with a way per core.
 # Its tail after the ROIs ran for hours: the record is the run directory copied after both ROIs (README).
