@@ -42,7 +42,7 @@ def source_version(src: Path) -> str:
 
 
 def _git_apply(src: Path, patch: Path, *flags) -> subprocess.CompletedProcess:
-    # --directory-free: run in the tree; git apply works in a plain directory as well as a clone.
+    # Run in the tree: git apply works in a plain directory (a release tarball) as well as in a clone.
     return subprocess.run(["git", "apply", *flags, str(patch)], cwd=src, capture_output=True, text=True)
 
 
@@ -56,7 +56,8 @@ def apply(src: Path, patch_dir: Path = PATCH_DIR, log=print) -> list:
                            f"check out tag v{VERSION} of https://github.com/gem5/gem5")
     done = []
     for patch in patches(patch_dir):
-        if _git_apply(src, patch, "--check").returncode == 0:
+        check = _git_apply(src, patch, "--check")
+        if check.returncode == 0:
             r = _git_apply(src, patch)
             if r.returncode:
                 raise VmscaleError(f"{patch.name} failed to apply to {src}: {r.stderr.strip()}")
@@ -64,7 +65,7 @@ def apply(src: Path, patch_dir: Path = PATCH_DIR, log=print) -> list:
         elif _git_apply(src, patch, "--reverse", "--check").returncode == 0:
             state = "already there"
         else:
-            why = _git_apply(src, patch, "--check").stderr.strip().splitlines()
+            why = check.stderr.strip().splitlines()
             raise VmscaleError(f"{patch.name} does not apply to {src} ({why[0] if why else 'conflict'})",
                                f"use an unmodified gem5 v{VERSION} tree")
         log(f"gem5: {patch.name}: {state}")

@@ -66,7 +66,7 @@ def check(cores: int, opts: dict, build: dict) -> dict:
     try:
         x2apic = buildinfo.x2apic(build)
         limits.check_cores(cores, ruby=True, bits_per_set=buildinfo.bits_per_set(build), x2apic_build=x2apic)
-        # the boot's CPU is atomic whatever opts["cpu"] says (checkpoint()); kvm only if asked for it
+        # x2APIC past 254 cores needs the patched build; checkpoint() boots with the atomic CPU
         limits.x2apic_on(str(opts.get("x2apic", "auto")), cores, "atomic", x2apic)
     except limits.ConfigError as e:
         raise VmscaleError(str(e)) from e
