@@ -86,6 +86,11 @@ def render(cases: list) -> str:
               "echo VMSCALE-SCRIPT-END",
               # Under gem5, /init's m5 exit ends the simulation at once: whatever the serial
               # driver has not yet sent (up to its 4 KiB buffer: the recap's tail) would be
-              # lost.  Give the UART time to drain; QEMU (m5 mode off) and hosts skip this.
-              'case "$(m5 mode 2>/dev/null)" in inst|addr) sleep 0.3;; esac']
+              # lost.  Wait until the UART has sent it: stty sets the console's own settings
+              # again with TCSADRAIN, which returns once the output is sent.  A fixed sleep
+              # (0.3 s simulated) cost hours at 128 cores on Timing + Ruby; the sleep stays
+              # only as the fallback, and a drain that has not ended in 2 s gives up.  QEMU
+              # (m5 mode off) and hosts skip this.
+              'case "$(m5 mode 2>/dev/null)" in inst|addr) s=$(stty -F /dev/console -g 2>/dev/null) && '
+              'timeout 2 stty -F /dev/console "$s" 2>/dev/null || sleep 0.3;; esac']
     return "\n".join(lines) + "\n"
