@@ -55,6 +55,15 @@ def test_end_to_end_at_two_cores_each_case_gets_its_own_roi_and_the_designs_diff
     assert refcache["gem5.roi_insts_per_op"] > 2 * stock["gem5.roi_insts_per_op"]
     manifest = json.loads((tmp_path / "g" / "manifest.json").read_text())
     assert manifest["gem5_version"].startswith("24.") and os.path.isfile(os.path.join(manifest["checkpoint"], "m5.cpt"))
+    # The run script waits for the UART to drain before m5 exit, not for a fixed 0.3 s of
+    # simulated time: the recap arrives whole, and the guest's tail after the last ROI (the
+    # workload's exit, the recap, the drain) is well under the old sleep.
+    console = (tmp_path / "g" / "console.log").read_text()
+    assert "VMSCALE-RECAP-END" in console and "VMSCALE-SCRIPT-END" in console
+    log = (tmp_path / "g" / "m5out" / "gem5.log").read_text()
+    roi_end = float(re.findall(r"([\d.]+)s simulated\] ROI ends", log)[-1])
+    exit_tick = int(re.search(r"exit cause=.* tick=(\d+)", log).group(1))
+    assert exit_tick / 1e12 - roi_end < 0.2, (roi_end, exit_tick)
     # The same ROIs were traced (hotlines=1: the trace changes no simulated figure): every
     # forwarded GETX the stats count is in the trace, and stock's hot line is named from the
     # run's own vmlinux as the benchmark's shared atomic (lib/refcache_bench.c, kernel 0004).
