@@ -49,6 +49,8 @@ SUMMARY_STATS = {
     "l2_gets": f"{stats.RUBY}.L2Cache_Controller.L1_GETS",
     "l2_upgrade": f"{stats.RUBY}.L2Cache_Controller.L1_UPGRADE",
     "dir_fetch": f"{stats.RUBY}.Directory_Controller.Fetch",
+    "l2_repl": f"{stats.RUBY}.L2Cache_Controller.L2_Replacement",
+    "l2_repl_clean": f"{stats.RUBY}.L2Cache_Controller.L2_Replacement_clean",
     "network_avg_hops": f"{stats.RUBY}.network.average_hops",
     "network_packet_latency": f"{stats.RUBY}.network.average_packet_latency",
 }
@@ -75,10 +77,11 @@ def test_every_summary_figure_is_the_statistic_it_names():
             continue
         present += 1
         assert s[key] == pytest.approx(want), key
-        if key in ("l1_inv", "l1_fwd_getx", "l1_fwd_gets", "l2_getx"):   # per op of the 1000 given
+        if key in ("l1_inv", "l1_fwd_getx", "l1_fwd_gets", "l2_getx", "l2_repl", "l2_repl_clean"):   # per op of the 1000 given
             assert s[f"{key}_per_op"] == pytest.approx(want / 1000), key
-    assert present == 19
+    assert present == 21
     assert (s["l2_getx"], s["l2_gets"], s["dir_fetch"]) == (1328119, 724157, 1480739)   # by eye from the file
+    assert (s["l2_repl"], s["l2_repl_clean"]) == (1296228, 180099)
     # The rest by hand from the file: L1D misses of the two controllers (1,943,072 + 133,436);
     # the ROI's instructions (313,402,611 + 16,897,839) over 699.05 host seconds; the larger
     # numCycles; simTicks 596,303,876,223 / a 333-tick clock; times 2 cores / 1000 ops.

@@ -127,6 +127,11 @@ def summary(stats: dict, ops: float = None) -> dict:
         "l2_gets": _total(stats, f"{RUBY}.L2Cache_Controller.L1_GETS"),
         "l2_upgrade": _total(stats, f"{RUBY}.L2Cache_Controller.L1_UPGRADE"),
         "dir_fetch": _total(stats, f"{RUBY}.Directory_Controller.Fetch"),
+        # Lines the L2 evicted, dirty and clean.  The L2 is inclusive: evicting a line an L1
+        # holds invalidates that copy too, so an L2 too small (or a set too narrow) for the
+        # cores' working sets shows here and in l1_inv together.
+        "l2_repl": _total(stats, f"{RUBY}.L2Cache_Controller.L2_Replacement"),
+        "l2_repl_clean": _total(stats, f"{RUBY}.L2Cache_Controller.L2_Replacement_clean"),
         "l1d_demand_misses": _sum_matching(stats, rf"{re.escape(RUBY)}\.l1_controllers\d*\.L1Dcache\.m_demand_misses"),
         "l1d_demand_accesses": _sum_matching(stats, rf"{re.escape(RUBY)}\.l1_controllers\d*\.L1Dcache\.m_demand_accesses"),
         "network_avg_hops": g(f"{RUBY}.network.average_hops"),
@@ -134,7 +139,8 @@ def summary(stats: dict, ops: float = None) -> dict:
     }
     out = {k: v for k, v in out.items() if v is not None}
     if ops:
-        for key in ("l1_inv", "l1_fwd_getx", "l1_fwd_gets", "l1d_demand_misses", "l2_getx", "roi_insts"):
+        for key in ("l1_inv", "l1_fwd_getx", "l1_fwd_gets", "l1d_demand_misses", "l2_getx", "l2_repl",
+                    "l2_repl_clean", "roi_insts"):
             if key in out and isinstance(out[key], float) and not math.isnan(out[key]):
                 out[f"{key}_per_op"] = out[key] / ops
         if not math.isnan(out["roi_cycles"]) and cycles:
