@@ -24,6 +24,10 @@ class Case:
 # /proc/interrupts rows summarised at the end of a run (VMSCALE-INTERRUPTS).
 IRQ_ROWS = ("LOC", "RES", "CAL", "TLB")
 
+# The descriptor the run script holds open so that workloads start with a full-size fd table
+# (RLIMIT_NOFILE's default soft limit is 1024).
+FD_RESERVE = 1023
+
 # Where the guest keeps each case's marker lines for the recap (tmpfs in the guest).
 STATE_DIR = "/tmp/vmscale-run"
 
@@ -39,6 +43,14 @@ def render(cases: list) -> str:
     # The script reports the CPUs itself: after a gem5 restore, /init's boot line is not in the log.
     lines = ["#!/bin/sh", "# vmscale run script (generated)",
              f"d={d}; rm -rf $d; mkdir -p $d",
+             # A process starts with room for 64 descriptors; when its threads open more, the
+             # kernel grows the table and, the table being shared, waits an RCU grace period
+             # (fs/file.c expand_fdtable) while every other opener sleeps.  At 64 and 128 cores
+             # that put a grace period into refcount's ROI (threads opening /proc/refcache_bench
+             # late finished 10-50x after the rest).  A descriptor held open at the top of the
+             # 1024-entry limit makes every workload start with the whole table.  (The guest's
+             # busybox sh takes multi-digit descriptors; a shell that does not skips this.)
+             f"(eval 'exec {FD_RESERVE}</dev/null') 2>/dev/null && eval 'exec {FD_RESERVE}</dev/null'",
              'say() { echo "$2"; echo "$2" >> "$d/$1"; }',
              'say 0-head "VMSCALE-SCRIPT-BEGIN cpus=$(nproc) kernel=$(uname -r)"',
              # The detector timeouts the kernel actually took (watchdogs.py chose them).
