@@ -153,3 +153,24 @@ def test_the_interrupt_summary_counts_the_cpus_that_took_each_ipi(tmp_path):
     live, recap = out.split("VMSCALE-RECAP-BEGIN")
     garbled = live.replace("VMSCALE-INTERRUPTS LOC", "VMSCALE-INTE[   12.5] rcu: stallRRUPTS LOC")
     assert console.parse(garbled + "VMSCALE-RECAP-BEGIN" + recap).interrupts == want
+
+
+def test_workloads_start_with_a_full_size_descriptor_table(tmp_path):
+    """Under the guest's busybox sh the workload inherits a descriptor at the top of the 1024
+    limit, so its fd table never grows (and never waits a grace period) while its threads
+    open files; a shell without multi-digit descriptors (dash) runs the script all the same."""
+    import shutil
+    from vmscale import image
+    prog = tmp_path / "bin/local"
+    prog.parent.mkdir()
+    prog.write_text('#!/bin/sh\nfd=$(grep FDSize /proc/self/status | tr -dc 0-9)\n'
+                    'echo "VMSCALE-RESULT {\\"ok\\":true,\\"errors\\":0,\\"fdsize\\":$fd}"\n')
+    prog.chmod(0o755)
+    text = _in_tmp(guest_script.render([guest_script.Case(1, "local", "stock")]), tmp_path, prog)
+    busybox = str(image.find_busybox())
+    out = subprocess.run([busybox, "sh", "-c", text], capture_output=True, text=True).stdout
+    assert console.parse(out).cases[1].result["fdsize"] == guest_script.FD_RESERVE + 1 == 1024
+    if shutil.which("dash"):
+        out = subprocess.run(["dash", "-c", text], capture_output=True, text=True).stdout
+        con = console.parse(out)
+        assert con.cases[1].result["fdsize"] == 64 and con.script_ended
