@@ -73,6 +73,25 @@ def test_a_target_that_differs_by_its_hops_is_predicted_by_hops_alone():
     assert abs(wrong["hops"]["error"][-1]) > 0.05
 
 
+def test_the_usl_column_is_the_usl_fitted_on_the_source_points():
+    # A source curve that follows the USL exactly (throughput, as cycles per op, from known
+    # lambda, sigma, kappa): fitted on 1-16 cores, the USL column predicts the target's 32, 64
+    # and 128 exactly, and the contended-line fit, with its flat ceiling 1/S, does not.
+    lam, sigma, kappa = 0.01, 0.05, 0.002
+    usl = lambda ns: solvers.usl_throughput(np.array(ns), lam, sigma, kappa)    # noqa: E731
+    def rows(ns, board):
+        return [{"workload": "w", "kernel_variant": "v", "backend": "gem5", "gem5.board": board, "cores": n,
+                 "cycles_per_op": n / x, "ops_unit": "op", "gem5.l1_fwd_getx_per_op": 1.0,
+                 "gem5.l1_fwd_gets_per_op": 0.0, "gem5.ruby_miss_latency_mean": 100.0}
+                for n, x in zip(ns, usl(ns))]
+    r = interconnect.check(rows([1, 2, 4, 8, 16], ""), rows([32, 64, 128], "x2apic=on"), lambda n: 6.0,
+                           lambda n: 6.0, (2.0, 2.0), train_max=16)
+    assert r["usl_fit"]["sigma"] == pytest.approx(sigma, rel=1e-3) and r["usl_fit"]["kappa"] == pytest.approx(kappa, rel=1e-3)
+    assert max(abs(e) for e in r["usl"]["error"]) < 1e-3
+    assert abs(r["unchanged"]["error"][-1]) > 0.1
+    assert "| USL |" in interconnect.table("w/v", r)
+
+
 def test_no_multi_core_point_to_measure_transfers_is_refused():
     rows = _rows(100.0, [10.0], [1], "")
     with pytest.raises(FitError):

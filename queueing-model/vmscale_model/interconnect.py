@@ -14,7 +14,9 @@ the target's measurement goes in.  Beside it, two predictions that know less:
 - law: the fit re-expressed for an interconnect law (Fit.predict(law=...)), which must assume
   the share of S that is hop traversal (hop_fraction) and the law's mean hops;
 - unchanged: the source fit as it is, the prediction a model without an interconnect term
-  (the Universal Scalability Law) can offer.
+  can offer;
+- usl: the Universal Scalability Law fitted to the same source points, the same yardstick the
+  study holds every model to.
 
 Where the source was measured at the same core count, the hop prediction is also anchored
 there: the source's measurement times the model's ratio of the two boards' throughputs, so
@@ -75,6 +77,9 @@ def check(source_rows: list, target_rows: list, hops_from, hops_to, hop_cycles: 
            "hops_to": [float(hops_to(n)) if n > 1 else math.nan for n in dst.cores]}
     by_hops = _curve(p["think"], service, dst.cores)
     predictions = {"hops": by_hops, "law": f.predict(dst.cores, law), "unchanged": f.predict(dst.cores)}
+    u = fitlib.fit_usl(fitlib.Data(src.cores[train], src.throughput[train], src.spread[train], src.unit))
+    predictions["usl"] = solvers.usl_throughput(dst.cores, u["lambda"], u["sigma"], u["kappa"])
+    out["usl_fit"] = {k: float(u[k]) for k in ("lambda", "sigma", "kappa")}
     # Anchored: the source's measurement at the same core count, scaled by what the model says
     # the hops change (the fit's own error at that count cancels).
     src_at = dict(zip(src.cores.tolist(), src.throughput))
@@ -94,12 +99,12 @@ def check(source_rows: list, target_rows: list, hops_from, hops_to, hop_cycles: 
 def table(key: str, r: dict) -> str:
     """One markdown block: the prediction errors at each target core count."""
     head = ("| cores | measured (ops/Mcycle) | hops/transfer from → to | by hops | by hops, anchored | by law "
-            "| unchanged |")
-    lines = [head, "|---|---|---|---|---|---|---|"]
+            "| unchanged | USL |")
+    lines = [head, "|---|---|---|---|---|---|---|---|"]
     anchored = dict(zip(r["anchored"]["cores"], r["anchored"]["error"]))
     for i, n in enumerate(r["cores"]):
         hops = ("-" if n == 1 else f"{r['hops_from'][i]:.2f} → {r['hops_to'][i]:.2f}")
-        cells = [f"{100 * r[k]['error'][i]:+.1f}%" for k in ("hops", "law", "unchanged")]
+        cells = [f"{100 * r[k]['error'][i]:+.1f}%" for k in ("hops", "law", "unchanged", "usl")]
         cells.insert(1, f"{100 * anchored[n]:+.1f}%" if n in anchored else "-")
         lines.append(f"| {n} | {1e6 * r['measured'][i]:,.0f} | {hops} | " + " | ".join(cells) + " |")
     sf = r["source_fit"]

@@ -62,13 +62,13 @@ vm run --backend gem5 --cores 128 --gem5 x2apic=on --gem5 l2_assoc=128 --workloa
 
 # The 128-core ROI on an L2 that holds 128 cores (8 banks of 256 KiB, 128 ways: the board of
 # results/gem5-scaling-l2-128), 2,000 pairs per thread as the scaling curves.  Made twice: first
-# with the run script of commit fed960f+ (workloads started with a 64-entry fd table, which the
-# threads' opens grew inside the ROI: 128c-refcount-fd-table-grew/), then with the run script that
-# holds a descriptor at 1023 (128c-refcount/).  Run directories tidied as every record here:
-# stats.txt and config.ini gzip'd, config.json, citations.bib, readfile_* and the raw UART log dropped.
-for d in 128c-refcount; do
-    vm run --backend gem5 --cores 128 --gem5 x2apic=on --gem5 l2_assoc=128 --gem5 l2_banks=8 \
-        --workload refcount --kernel-variant stock,refcache --param refcount.iters=2000 \
-        --param refcount.chunk=1000 --out $out/$d
-    (cd $out/$d/m5out && rm -f config.json citations.bib readfile_* board.pc.com_1.device && gzip -9 stats.txt config.ini)
-done
+# by the run script of commit fed960f + the UART drain (workloads started with a 64-entry fd table,
+# which the threads' opens grew inside the ROI: 128c-refcount-fd-table-grew/), then by the run
+# script that holds a descriptor at 1023 (128c-refcount/, this command).  Tidied as every record
+# here: stats.txt and config.ini gzip'd; config.json, citations.bib, readfile_* and the raw UART
+# log (console.log has it) dropped.
+vm run --backend gem5 --cores 128 --gem5 x2apic=on --gem5 l2_assoc=128 --gem5 l2_banks=8 \
+    --workload refcount --kernel-variant stock,refcache --param refcount.iters=2000 \
+    --param refcount.chunk=1000 --out $out/128c-refcount
+(cd $out/128c-refcount/m5out && rm -f config.json citations.bib readfile_* board.pc.com_1.device &&
+    gzip -9 stats.txt config.ini)
