@@ -90,6 +90,10 @@ def test_the_usl_column_is_the_usl_fitted_on_the_source_points():
     assert max(abs(e) for e in r["usl"]["error"]) < 1e-3
     assert abs(r["unchanged"]["error"][-1]) > 0.1
     assert "| USL |" in interconnect.table("w/v", r)
+    # three source points are enough for the model, not for the USL's three parameters: no USL column figure
+    few = interconnect.check(rows([1, 2, 4], ""), rows([8], "x2apic=on"), lambda n: 6.0, lambda n: 6.0,
+                             (2.0, 2.0), train_max=16)
+    assert "skipped" in few["usl_fit"] and interconnect.table("w/v", few).splitlines()[-1].endswith("| - |")
 
 
 def test_no_multi_core_point_to_measure_transfers_is_refused():

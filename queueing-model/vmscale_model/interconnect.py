@@ -77,9 +77,13 @@ def check(source_rows: list, target_rows: list, hops_from, hops_to, hop_cycles: 
            "hops_to": [float(hops_to(n)) if n > 1 else math.nan for n in dst.cores]}
     by_hops = _curve(p["think"], service, dst.cores)
     predictions = {"hops": by_hops, "law": f.predict(dst.cores, law), "unchanged": f.predict(dst.cores)}
-    u = fitlib.fit_usl(fitlib.Data(src.cores[train], src.throughput[train], src.spread[train], src.unit))
-    predictions["usl"] = solvers.usl_throughput(dst.cores, u["lambda"], u["sigma"], u["kappa"])
-    out["usl_fit"] = {k: float(u[k]) for k in ("lambda", "sigma", "kappa")}
+    try:
+        u = fitlib.fit_usl(fitlib.Data(src.cores[train], src.throughput[train], src.spread[train], src.unit))
+        predictions["usl"] = solvers.usl_throughput(dst.cores, u["lambda"], u["sigma"], u["kappa"])
+        out["usl_fit"] = {k: float(u[k]) for k in ("lambda", "sigma", "kappa")}
+    except fitlib.FitError as e:        # too few source points for its three parameters
+        predictions["usl"] = np.full(len(dst.cores), np.nan)
+        out["usl_fit"] = {"skipped": str(e)}
     # Anchored: the source's measurement at the same core count, scaled by what the model says
     # the hops change (the fit's own error at that count cancels).
     src_at = dict(zip(src.cores.tolist(), src.throughput))
@@ -104,7 +108,8 @@ def table(key: str, r: dict) -> str:
     anchored = dict(zip(r["anchored"]["cores"], r["anchored"]["error"]))
     for i, n in enumerate(r["cores"]):
         hops = ("-" if n == 1 else f"{r['hops_from'][i]:.2f} → {r['hops_to'][i]:.2f}")
-        cells = [f"{100 * r[k]['error'][i]:+.1f}%" for k in ("hops", "law", "unchanged", "usl")]
+        cells = [f"{100 * e:+.1f}%" if math.isfinite(e) else "-"
+                 for e in (r[k]["error"][i] for k in ("hops", "law", "unchanged", "usl"))]
         cells.insert(1, f"{100 * anchored[n]:+.1f}%" if n in anchored else "-")
         lines.append(f"| {n} | {1e6 * r['measured'][i]:,.0f} | {hops} | " + " | ".join(cells) + " |")
     sf = r["source_fit"]
