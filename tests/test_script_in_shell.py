@@ -1,8 +1,9 @@
 """The generated run script, executed by a real shell against a fake /proc/sys tree."""
 
+import shutil
 import subprocess
 
-from vmscale import console, guest_script
+from vmscale import console, guest_script, image
 
 
 def _in_tmp(text, tmp_path, prog):
@@ -159,8 +160,6 @@ def test_workloads_start_with_a_full_size_descriptor_table(tmp_path):
     """Under the guest's busybox sh the workload inherits a descriptor at the top of the 1024
     limit, so its fd table never grows (and never waits a grace period) while its threads
     open files; a shell without multi-digit descriptors (dash) runs the script all the same."""
-    import shutil
-    from vmscale import image
     prog = tmp_path / "bin/local"
     prog.parent.mkdir()
     prog.write_text('#!/bin/sh\nfd=$(grep FDSize /proc/self/status | tr -dc 0-9)\n'
