@@ -37,7 +37,7 @@ from m5.objects import DDR4_2400_8x8  # noqa: E402
 
 from vmscale_gem5 import buildinfo, limits, options  # noqa: E402
 
-a = options.parser().parse_args()
+a = options.parse()
 try:
     # The Ruby set-bitmap width has no stdlib accessor: m5.defines is where gem5 publishes it.
     bits = buildEnv.get("NUMBER_BITS_PER_SET")

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from conftest import vmscale
-from vmscale_gem5 import limits, options, topology
+from vmscale_gem5 import limits, topology
+from vmscale_gem5.board import Board
 from vmscale_model import interconnect, solvers
 from vmscale_model.fit import FitError
 
@@ -35,12 +36,13 @@ def test_a_transfer_on_a_2x2_mesh_by_hand():
 
 
 def test_board_labels_give_hops_and_hop_cycles():
-    assert options.transfer_hops("", 8) == 6          # the default board: crossbar
-    assert options.transfer_hops("network=garnet topology=mesh", 2) == pytest.approx(2 * 0.5 + 1)
-    assert options.transfer_hops("network=garnet topology=mesh", 32) > options.transfer_hops("network=garnet", 32)
-    assert options.hop_cycles("") == 2 and options.hop_cycles("router_latency=3 link_latency=2") == 5
+    B = Board.make
+    assert B("").transfer_hops(8) == 6          # the default board: crossbar
+    assert B("network=garnet topology=mesh").transfer_hops(2) == pytest.approx(2 * 0.5 + 1)
+    assert B("network=garnet topology=mesh").transfer_hops(32) > B("network=garnet").transfer_hops(32)
+    assert B("").hop_cycles() == 2 and B("router_latency=3 link_latency=2").hop_cycles() == 5
     with pytest.raises(limits.ConfigError, match="not a gem5 option"):
-        options.board("topolgy=mesh", 4)
+        B("topolgy=mesh")
 
 
 def _rows(think, services, cores, board, transfers=1.0):

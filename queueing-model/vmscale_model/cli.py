@@ -52,7 +52,7 @@ def _study(a):
 
 
 def _interconnect(a):
-    from vmscale_gem5 import options
+    from vmscale_gem5.board import Board
     from vmscale_model import outputs, study
     by = study.curves(fitlib.load_table(a.table, a.workload))
     boards = {}   # (variant, board) -> rows
@@ -65,8 +65,8 @@ def _interconnect(a):
         raise fitlib.FitError(f"no {a.workload} curve on both boards {a.source!r} and {a.to!r} "
                               f"(boards in the table: {sorted({b for _, b in boards})})")
     def hops(label):
-        return lambda n: options.transfer_hops(label, int(n))
-    cycles = (options.hop_cycles(a.source), options.hop_cycles(a.to))
+        return lambda n: Board.make(label).transfer_hops(int(n))
+    cycles = (Board.make(a.source).hop_cycles(), Board.make(a.to).hop_cycles())
     results = {f"{a.workload}/{v}": interconnect.check(boards[(v, a.source)], boards[(v, a.to)], hops(a.source),
                                                        hops(a.to), cycles, a.train_max, a.law, a.hop_fraction)
                for v in variants}

@@ -8,7 +8,7 @@ target board the line's service changes by what its transfers travel:
 T the line's ownership transfers per operation (measured on the source at its smallest
 multi-core count, as study.measured_params does), c the cycles per router hop and H(N) the
 hops on the line's critical path per transfer, from each board's graph and latencies (the caller
-passes them: vmscale_gem5.options.transfer_hops and hop_cycles for gem5 boards).  Nothing of
+passes them: vmscale_gem5.board.Board.transfer_hops and hop_cycles for gem5 boards).  Nothing of
 the target's measurement goes in.  Beside it, two predictions that know less:
 
 - law: the fit re-expressed for an interconnect law (Fit.predict(law=...)), which must assume

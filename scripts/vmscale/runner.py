@@ -54,13 +54,18 @@ def plan(workload_names, variant_names, cores, params, only=None) -> list:
     return cases
 
 
+def gem5_board(opts):
+    from vmscale.backends.gem5 import board_of
+    return board_of(opts or {})
+
+
 def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), params=(),
         flavor="normal", out=None, timeout=None, memory=None, gem5_opts=None, kernel_args=(),
         watchdog_scale=None, max_host_seconds=0, only=None) -> tuple:
     """Returns (run directory, rows, failures).  Each step is the backend's (vmscale.backends)."""
     be = get_backend(backend)
     cases = plan(workload_names, variant_names, cores, params, only)
-    if backend == "gem5" and int((gem5_opts or {}).get("hotlines") or 0):
+    if backend == "gem5" and gem5_board(gem5_opts).hotlines:
         for c in cases:     # a traced ROI's lines are named by what the frames held at its end
             c.args.setdefault("physmap", 1)
     req = Request(cores=cores, cases=tuple(cases), flavor=flavor, timeout=timeout, memory=memory,

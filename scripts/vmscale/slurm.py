@@ -9,6 +9,7 @@ from pathlib import Path
 
 from vmscale import sweep_runner
 from vmscale.fileutil import atomic_write_text
+from vmscale_gem5 import board as boardlib
 from vmscale_gem5.resume import EXIT_RESUME
 
 
@@ -53,7 +54,8 @@ def write(spec_path, out, partition=None, account=None, throttle=8) -> Path:
     submit = ["#!/bin/bash", "# Submit the sweep: checkpoints (gem5) first, then the points.", "set -euo pipefail",
               f"cd {shlex.quote(str(sdir))}"]
     if spec.backend == "gem5":
-        keys = sorted({(j["cores"], tuple(sorted((k, v) for k, v in j["gem5"].items() if k != "cpu"))) for j in jobs})
+        # One boot per core count and boot board: restore options (caches, interconnect, CPU) share it.
+        keys = boardlib.checkpoint_groups((j["cores"], j["gem5"]) for j in jobs)
         cmds = []
         for cores, opts in keys:
             args = " ".join(f"--gem5 {shlex.quote(f'{k}={v}')}" for k, v in opts)

@@ -111,10 +111,10 @@ def parse(data: dict, text: str = "", default_name: str = "sweep") -> Spec:
 
 def _check_key(key: str, where: str):
     if key.startswith("gem5."):
-        from vmscale_gem5.options import USER_KEYS
-        if key[len("gem5."):].replace("-", "_") not in USER_KEYS:
+        from vmscale_gem5.board import NAMES
+        if key[len("gem5."):].replace("-", "_") not in NAMES:
             raise VmscaleError(f"sweep spec [{where}]: unknown gem5 option {key!r}",
-                               f"use gem5.KEY with KEY one of {', '.join(USER_KEYS)}")
+                               f"use gem5.KEY with KEY one of {', '.join(NAMES)}")
         return
     if key in CORE_AXES or key.startswith("param."):
         return

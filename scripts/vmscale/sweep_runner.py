@@ -26,7 +26,7 @@ from vmscale import collect, sweep
 from vmscale.errors import VmscaleError
 from vmscale.fileutil import atomic_write_text
 from vmscale.rundir import load_rows
-from vmscale_gem5 import options
+from vmscale_gem5 import board as boardlib
 from vmscale_gem5.resume import EXIT_RESUME
 
 
@@ -164,19 +164,13 @@ def _bar(k, n, width=20) -> str:
 
 def _make_checkpoints(jobs):
     """gem5: make each missing boot checkpoint once, before the jobs that restore it."""
-    seen = set()
-    for job in jobs:
-        # One boot per core count and board: the restore options (cache geometry, interconnect)
-        # share it.
-        key = (job["cores"], tuple(sorted((k, v) for k, v in job["gem5"].items() if k in options.BOARD_KEYS)))
-        if key in seen:
-            continue
-        seen.add(key)
-        cmd = [sys.executable, "-m", "vmscale", "checkpoint", "--cores", str(job["cores"])]
-        for k, v in key[1]:
+    # One boot per core count and boot board: the restore options (caches, interconnect, CPU) share it.
+    for cores, items in boardlib.checkpoint_groups((j["cores"], j["gem5"]) for j in jobs):
+        cmd = [sys.executable, "-m", "vmscale", "checkpoint", "--cores", str(cores)]
+        for k, v in items:
             cmd += ["--gem5", f"{k}={v}"]
         if subprocess.run(cmd).returncode:
-            raise VmscaleError(f"gem5 boot checkpoint at {job['cores']} cores failed", "see the messages above")
+            raise VmscaleError(f"gem5 boot checkpoint at {cores} cores failed", "see the messages above")
 
 
 def status(sweep_dir) -> dict:

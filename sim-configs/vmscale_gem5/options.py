@@ -3,6 +3,7 @@
 import argparse
 from pathlib import Path
 
+from vmscale_gem5 import board as board_mod
 from vmscale_gem5 import limits, topology
 
 # No tsc=reliable: gem5's per-CPU TSCs are not synchronised, and trusting them as the
@@ -26,22 +27,8 @@ KERNEL_ARGS = ["earlyprintk=ttyS0", "console=ttyS0", "lpj=7999923", "root=/dev/s
                # cannot know that ("HygonGenuine" without the constant-TSC bit), so say it;
                # this affects PARSEC only, not the clocksource.
                "parsec.tsc=trust"]
-DEFAULT_CLOCK = "3GHz"
+DEFAULT_CLOCK = board_mod.DEFAULTS["clock"]
 UNITS = {"THz": 1e12, "GHz": 1e9, "MHz": 1e6, "kHz": 1e3, "Hz": 1.0}
-
-
-# The board a checkpoint depends on (a boot made with other values cannot be restored into it).
-BOARD_KEYS = ("memory", "mem_channels", "l1_size", "x2apic")
-# What only the restored run sees.  Ruby starts cold after a restore (the boot bypasses it, and
-# the checkpoint's Ruby cache trace is empty) and a checkpoint's network sections hold only
-# power state and empty buffers,
-# so one boot serves every L1 associativity, L2 size, bank count and associativity, and every
-# interconnect.  Tested: the 2-core checkpoint restored with 64 ways, with 4 banks of 512 KiB
-# (another set of Ruby controllers), and into a Garnet mesh (tests/test_gem5_real.py).
-RESTORE_KEYS = ("hotlines", "l1_assoc", "l2_assoc", "l2_size", "l2_banks", "topology", "network",
-                "mesh_rows", "mesh_cols", "link_latency", "router_latency", "link_bandwidth")
-# What a user sets through vmscale (--gem5 KEY=VALUE, a sweep's gem5.KEY): the board and the CPU model.
-USER_KEYS = ("cpu",) + RESTORE_KEYS + BOARD_KEYS
 
 
 def parser() -> argparse.ArgumentParser:
@@ -50,34 +37,19 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--disk", required=True, help="the vmscale guest image")
     p.add_argument("--script", help="run script the guest reads with m5 readfile")
     p.add_argument("--cores", type=int, required=True)
-    p.add_argument("--cpu", default="timing", choices=limits.CPU_TYPES)
     p.add_argument("--mode", default="run", choices=["run", "checkpoint", "restore"],
                    help="run: boot and run; checkpoint: boot with --cpu and save at the guest's "
                         "m5 checkpoint; restore: continue from --checkpoint-dir")
     p.add_argument("--checkpoint-dir", help="where checkpoint mode saves, and restore mode reads")
     p.add_argument("--memory-system", default="ruby", choices=["ruby", "none"],
                    help="ruby: MESI_Two_Level; none: no caches (fast boots)")
-    p.add_argument("--memory", type=int, default=2048, help="MiB")
-    p.add_argument("--mem-channels", type=int, default=1)
-    p.add_argument("--l1-size", type=int, default=32, help="KiB, L1I and L1D each")
-    p.add_argument("--l1-assoc", type=int, default=8)
-    p.add_argument("--l2-size", type=int, default=256, help="KiB per bank")
-    p.add_argument("--l2-assoc", type=int, default=16)
-    p.add_argument("--l2-banks", type=int, default=1)
-    p.add_argument("--topology", default="crossbar", choices=topology.KINDS)
-    p.add_argument("--network", default="simple", choices=["simple", "garnet"])
-    p.add_argument("--mesh-rows", type=int, default=0)
-    p.add_argument("--mesh-cols", type=int, default=0)
-    p.add_argument("--link-latency", type=int, default=1, help="cycles")
-    p.add_argument("--router-latency", type=int, default=1, help="cycles")
-    p.add_argument("--link-bandwidth", type=int, default=16, help="bytes per cycle")
-    p.add_argument("--clock", default=DEFAULT_CLOCK, help="board clock, e.g. 3GHz")
+    p.add_argument("--board", default="", help="a named board (vmscale_gem5.board.PRESETS): its values "
+                   "are the defaults of the options below")
+    for o in board_mod.OPTIONS:
+        p.add_argument(o.flag, type=o.type, default=o.default, help=o.help, **({"choices": o.choices} if o.choices else {}))
     p.add_argument("--m5", default="inst", choices=["inst", "addr"], help="guest m5 op form")
     p.add_argument("--bits-per-set", type=int, help="NUMBER_BITS_PER_SET of the gem5 build (checked if given)")
     p.add_argument("--kvm-available", action="store_true")
-    p.add_argument("--x2apic", default="auto", choices=limits.X2APIC_MODES,
-                   help="the cores' APIC mode: auto is x2APIC from 255 cores on (needs vmscale's gem5 "
-                        "patches), xAPIC below; on puts smaller systems in x2APIC mode too")
     p.add_argument("--x2apic-build", choices=["yes", "no"],
                    help="whether the gem5 binary has vmscale's x2APIC patches (vmscale_fs.py asks the binary)")
     p.add_argument("--progress", type=float, default=0.01, help="simulated seconds between progress lines")
@@ -94,10 +66,6 @@ def parser() -> argparse.ArgumentParser:
                         "instructions over time) and trace --profile-window of guest instructions "
                         "(with kernel symbols) at the start of each period")
     p.add_argument("--profile-window", type=float, default=1e-6, help="simulated seconds traced per period")
-    p.add_argument("--hotlines", type=int, default=0, choices=[0, 1],
-                   help="1: trace every L1 line move during each ROI (Ruby ProtocolTrace, filtered beside "
-                        "gem5 into hotlines.events.gz; read by `vmscale hotlines`).  Slows a ROI several "
-                        "times: use short ROIs")
     return p
 
 
@@ -159,32 +127,21 @@ def graph(a):
         counts = topology.controller_counts(a.cores, a.l2_banks, a.mem_channels)
         counts["dma"] += n_ctrl - counts["total"]  # the board decides how many DMA ports it has
         counts["total"] = n_ctrl
-        return topology.build(a.topology, counts, a.mesh_rows, a.mesh_cols, a.link_latency, a.router_latency)
+        return topology.build(a.topology, counts, a.mesh_rows, a.mesh_cols, a.link_latency, a.router_latency,
+                              a.sockets, a.socket_cores, a.socket_latency)
     return make
 
 
-def board(label: str, cores: int) -> argparse.Namespace:
-    """The board a row's `gem5.board` label names ('key=value ...', '' for the default board)."""
-    words = ["--kernel", "-", "--disk", "-", "--cores", str(cores)]
-    for item in label.split():
-        key, _, value = item.partition("=")
-        if key not in USER_KEYS:
-            raise limits.ConfigError(f"board label {label!r}: {key!r} is not a gem5 option vmscale sets")
-        words += [f"--{key.replace('_', '-')}", value]
-    return parser().parse_args(words)
-
-
-def transfer_hops(label: str, cores: int) -> float:
-    """Router hops per ownership transfer of a contended line on this board (topology.line_transfer_hops)."""
-    a = board(label, cores)
-    g = graph(a)(topology.controller_counts(a.cores, a.l2_banks, a.mem_channels)["total"])
-    return topology.line_transfer_hops(g, cores, a.l2_banks)
-
-
-def hop_cycles(label: str) -> int:
-    """Cycles a message spends per router hop on this board: the router's and the link's latency."""
-    a = board(label, 1)
-    return a.router_latency + a.link_latency
+def parse(argv=None) -> argparse.Namespace:
+    """vmscale_fs.py's arguments; a --board preset's values are the defaults of the rest."""
+    p = parser()
+    known, _ = p.parse_known_args(argv)
+    try:
+        preset = board_mod.Board.make({"board": known.board})
+    except limits.ConfigError as e:
+        p.error(str(e))
+    p.set_defaults(**dict(preset.values))
+    return p.parse_args(argv)
 
 
 def clock_hz(clock: str) -> float:

@@ -11,7 +11,7 @@ L2 banks, then directories (one per memory channel), then DMA controllers.
 from collections import deque
 from dataclasses import dataclass, field
 
-KINDS = ("crossbar", "mesh", "ring", "pt2pt")
+KINDS = ("crossbar", "mesh", "ring", "pt2pt", "sockets")
 
 
 @dataclass
@@ -172,8 +172,52 @@ def mesh(rows: int, cols: int, counts: dict, link_latency=1, router_latency=1) -
                  placement="L1 i at router i; L2 banks spread evenly; directories at corners; DMA at router 0")
 
 
+def socket_links(sockets: int) -> list:
+    """Socket pairs joined by a link: all pairs up to 4 sockets (each socket has 3 QPI links
+    to give), and from 6 on a Moebius ladder: a ring plus a link to the opposite socket, which
+    with 8 sockets is the glueless 8-socket Xeon wiring: 3 links per socket, every other socket
+    one or two hops away (3 at one hop, 4 at two).  An odd count is a ring."""
+    if sockets < 2:
+        return []
+    if sockets <= 4:
+        return [(a, b) for a in range(sockets) for b in range(a + 1, sockets)]
+    pairs = {tuple(sorted((s, (s + 1) % sockets))) for s in range(sockets)}
+    if sockets % 2 == 0:
+        pairs |= {(s, s + sockets // 2) for s in range(sockets // 2)}
+    return sorted(pairs)
+
+
+def sockets_graph(sockets: int, socket_cores: int, counts: dict, link_latency=1, router_latency=1,
+                  socket_latency=1) -> Graph:
+    """A multi-socket machine: one router per socket, cores filled socket by socket (core i on
+    socket i // socket_cores), the L2 banks and the directories spread evenly over the sockets
+    (each socket the home of an equal share of the address space when banks and channels are
+    multiples of the sockets), DMA on socket 0; sockets joined by links of socket_latency
+    cycles (socket_links)."""
+    cores = counts["l1"]
+    if socket_cores < 1:
+        raise ValueError(f"sockets topology: socket_cores {socket_cores}: a socket needs at least one core")
+    need = -(-cores // socket_cores)
+    sockets = sockets or need
+    if sockets < need:
+        raise ValueError(f"sockets topology: {cores} cores do not fit {sockets} sockets of {socket_cores} cores")
+    ext = [i // socket_cores for i in range(cores)]
+    ext += [(j * sockets) // counts["l2"] for j in range(counts["l2"])]
+    ext += [(k * sockets) // counts["dir"] for k in range(counts["dir"])]
+    ext += [0] * counts["dma"]
+    links = []
+    for a, b in socket_links(sockets):
+        links.append(Link(a, b, socket_latency))
+        links.append(Link(b, a, socket_latency))
+    g = Graph("sockets", sockets, ext, links, router_latency, link_latency,
+              placement=f"{socket_cores} cores per socket, filled in order; L2 banks and directories spread "
+                        "evenly over the sockets; DMA on socket 0")
+    g.rows, g.cols = sockets, socket_cores
+    return g
+
+
 def build(kind: str, counts: dict, rows: int = 0, cols: int = 0, link_latency: int = 1,
-          router_latency: int = 1) -> Graph:
+          router_latency: int = 1, sockets: int = 0, socket_cores: int = 10, socket_latency: int = 1) -> Graph:
     """The graph of `kind` for these controller counts (see controller_counts)."""
     total, cores = counts["total"], counts["l1"]
     if kind == "crossbar":
@@ -188,4 +232,6 @@ def build(kind: str, counts: dict, rows: int = 0, cols: int = 0, link_latency: i
         if rows * cols < 2:
             raise ValueError("a mesh needs at least 2 routers")
         return mesh(rows, cols, counts, link_latency, router_latency)
+    if kind == "sockets":
+        return sockets_graph(sockets, socket_cores, counts, link_latency, router_latency, socket_latency)
     raise ValueError(f"unknown topology {kind!r}: use {', '.join(KINDS)}")

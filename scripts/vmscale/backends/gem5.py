@@ -18,9 +18,11 @@ import time
 from pathlib import Path
 
 from vmscale import console as consolelib
+from vmscale import fileutil
 from vmscale import kernel
 from vmscale import paths
 from vmscale.errors import VmscaleError
+from vmscale_gem5 import board as boardlib
 from vmscale_gem5 import buildinfo, limits, options, resume, stats
 
 CORE_LIMIT = limits.MAX_X86_BOARD_CORES   # the X86 board with vmscale's gem5 patches; check() asks the build
@@ -45,13 +47,17 @@ def info() -> dict:
         raise VmscaleError(f"cannot read the gem5 build options: {e}") from e
 
 
-def board_args(cores: int, opts: dict) -> list:
-    """vmscale_fs.py arguments that define the board (what a checkpoint depends on)."""
-    args = ["--cores", str(cores)]
-    for key in options.BOARD_KEYS:
-        if opts.get(key) is not None:
-            args += [f"--{key.replace('_', '-')}", str(opts[key])]
-    return args
+def board_of(opts) -> boardlib.Board:
+    """The Board of a run's gem5 options (a dict or a label); bad options are a VmscaleError."""
+    try:
+        return boardlib.Board.make(opts)
+    except limits.ConfigError as e:
+        raise VmscaleError(str(e), "`vmscale run --help` lists the gem5 options") from e
+
+
+def board_args(cores: int, opts) -> list:
+    """vmscale_fs.py arguments that define the boot (what a checkpoint depends on)."""
+    return board_of(opts).boot_argv(cores)
 
 
 def check(cores: int, opts: dict, build: dict) -> dict:
@@ -67,7 +73,7 @@ def check(cores: int, opts: dict, build: dict) -> dict:
         x2apic = buildinfo.x2apic(build)
         limits.check_cores(cores, ruby=True, bits_per_set=buildinfo.bits_per_set(build), x2apic_build=x2apic)
         # x2APIC past 254 cores needs the patched build; checkpoint() boots with the atomic CPU
-        limits.x2apic_on(str(opts.get("x2apic", "auto")), cores, "atomic", x2apic)
+        limits.x2apic_on(board_of(opts).x2apic, cores, "atomic", x2apic)
     except limits.ConfigError as e:
         raise VmscaleError(str(e)) from e
     return build
@@ -120,26 +126,61 @@ def _run_gem5(args: list, outdir: Path, timeout: int, label: str, ok_codes=(0,))
     return text, rc
 
 
-def checkpoint(cores: int, kernel_manifest: dict, opts: dict, timeout: int = 6 * 3600,
-               max_host_seconds: float = 0) -> Path:
-    """The boot checkpoint for this (kernel, cores, board), made if missing.
+def checkpoint_inputs(cores: int, kernel_manifest: dict, opts) -> dict:
+    """What a boot checkpoint depends on, each by content: the kernel, the image, the boot
+    options of the board and the kernel command line every boot gets."""
+    image = json.loads(paths.image_path().with_suffix(".json").read_text())
+    return {"vmlinux_sha256": kernel_manifest["vmlinux_sha256"], "image_sha256": image["sha256"],
+            "boot_argv": board_args(cores, opts), "kernel_args": options.boot_args()}
 
-    With max_host_seconds (or inside a Slurm job, its time left), a boot still running at
-    the limit is saved as a leg under <checkpoint>.partial/resume/ and ResumeNeeded is
-    raised; the next call continues from the newest leg.
+
+def checkpoint_path(cores: int, kernel_manifest: dict, opts) -> Path:
+    key = hashlib.sha256(json.dumps(checkpoint_inputs(cores, kernel_manifest, opts),
+                                    sort_keys=True).encode()).hexdigest()[:16]
+    return paths.build_dir() / "checkpoints" / f"{cores}c-{key}"
+
+
+def checkpoint(cores: int, kernel_manifest: dict, opts, timeout: int = 6 * 3600,
+               max_host_seconds: float = 0) -> Path:
+    """The boot checkpoint for this (kernel, image, cores, boot board), made if missing.
+
+    One maker at a time: the maker holds <checkpoint>.lock (fileutil.exclusive); another
+    caller for the same key (a process here, a Slurm task on a shared filesystem) waits for it
+    and then uses what it made.  With max_host_seconds (or inside a Slurm job, its time left),
+    a boot still running at the limit is saved as a leg under <checkpoint>.partial/resume/ and
+    ResumeNeeded is raised; the next call continues from the newest leg.  A .partial left by a
+    maker that died without saving a leg is cleaned and the boot starts over.
     """
     kernel.check_vmlinux(kernel_manifest)
-    key = hashlib.sha256(json.dumps([kernel_manifest["vmlinux_sha256"], board_args(cores, opts),
-                                     paths.image_path().with_suffix(".json").read_text(),
-                                     options.boot_args()]).encode()).hexdigest()[:16]
-    cpt = paths.build_dir() / "checkpoints" / f"{cores}c-{key}"
+    inputs = checkpoint_inputs(cores, kernel_manifest, opts)
+    cpt = checkpoint_path(cores, kernel_manifest, opts)
     if (cpt / "m5.cpt").is_file():
         return cpt
+    with fileutil.exclusive(cpt.with_name(cpt.name + ".lock"), f"gem5: checkpoint {cpt.name}"):
+        if (cpt / "m5.cpt").is_file():
+            print(f"gem5: checkpoint {cpt.name} was made meanwhile by another process; using it", flush=True)
+            return cpt
+        return _make_checkpoint(cpt, cores, inputs, kernel_manifest, opts, timeout, max_host_seconds)
+
+
+def _make_checkpoint(cpt: Path, cores, inputs, kernel_manifest, opts, timeout, max_host_seconds) -> Path:
     work = cpt.with_name(cpt.name + ".partial")
-    args = ["--kernel", kernel_manifest["vmlinux"], "--disk", str(paths.image_path()),
-            "--mode", "checkpoint", "--cpu", "atomic", "--checkpoint-dir", str(work / "cpt")] + board_args(cores, opts)
     resume_dir = work / "resume"
     start = resume.latest_leg(resume_dir)
+    recorded = work / "inputs.json"
+    if recorded.is_file() and json.loads(recorded.read_text()) != inputs:
+        raise VmscaleError(f"{work} was started for other inputs than this boot's ({recorded})",
+                           f"remove {work} (nothing else uses it) and run again")
+    if work.exists() and not start:
+        # A maker died before it saved a leg: nothing in it can be continued or trusted.
+        print(f"gem5: removing {work.name}, left by a boot that stopped without saving", flush=True)
+        shutil.rmtree(work)
+    shutil.rmtree(work / "cpt", ignore_errors=True)   # a save cut short is never half-used
+    work.mkdir(parents=True, exist_ok=True)
+    fileutil.atomic_write_text(recorded, json.dumps(inputs, indent=1, sort_keys=True) + "\n")
+    args = ["--kernel", kernel_manifest["vmlinux"], "--disk", str(paths.image_path()),
+            "--mode", "checkpoint", "--cpu", "atomic", "--checkpoint-dir", str(work / "cpt")] + \
+        board_args(cores, opts)
     if start:
         args += ["--resume-from", str(start)]
     limit = resume.host_limit(max_host_seconds, slurm_time_left())
@@ -154,11 +195,13 @@ def checkpoint(cores: int, kernel_manifest: dict, opts: dict, timeout: int = 6 *
     if rc == resume.EXIT_RESUME:
         raise ResumeNeeded(f"the {cores}-core boot reached its host-time limit ({int(limit)} s) and was saved "
                            f"as {leg}", "run the same command again (a requeued Slurm job does) to continue it")
-    (work / "cpt").rename(cpt)
-    log_dir.rename(cpt / "boot-m5out")  # the boot's log, console and stats stay with it
+    if not (work / "cpt" / "m5.cpt").is_file():
+        raise VmscaleError(f"the {cores}-core boot ended without a checkpoint (log: {log_dir / 'gem5.log'})")
+    recorded.rename(work / "cpt" / "inputs.json")
+    log_dir.rename(work / "cpt" / "boot-m5out")  # the boot's log, console and stats stay with it
     for earlier in sorted(work.glob("m5out-leg-*")):   # the logs of earlier legs, in order
-        earlier.rename(cpt / f"boot-{earlier.name}")
-    shutil.rmtree(resume_dir, ignore_errors=True)
+        earlier.rename(work / "cpt" / f"boot-{earlier.name}")
+    (work / "cpt").rename(cpt)   # the checkpoint appears whole, or not at all
     shutil.rmtree(work, ignore_errors=True)
     return cpt
 
@@ -171,15 +214,12 @@ def run(*, cases, script_text, cores, workdir: Path, kernel_manifest, opts, time
     script = workdir / "run.sh"
     script.write_text(script_text)
     args = ["--kernel", kernel_manifest["vmlinux"], "--disk", str(paths.image_path()),
-            "--mode", "restore", "--cpu", opts.get("cpu", "timing"), "--checkpoint-dir", str(cpt),
-            "--script", str(script)] + board_args(cores, opts)
-    for key in options.RESTORE_KEYS:
-        if opts.get(key) is not None:
-            args += [f"--{key.replace('_', '-')}", str(opts[key])]
+            "--mode", "restore", "--checkpoint-dir", str(cpt), "--script", str(script)] + \
+        board_of(opts).restore_argv(cores)
     out = workdir / "m5out"
     t0 = time.time()
     log, _ = _run_gem5(args, out, timeout, f"run {cores}c")
-    if int(opts.get("hotlines") or 0):
+    if board_of(opts).hotlines:
         _wait_for_hotlines(out)
     text = (out / CONSOLE).read_text(errors="replace") if (out / CONSOLE).exists() else ""
     (workdir / "console.log").write_text(text)
@@ -228,16 +268,10 @@ def execute(req, prep, workdir: Path, script_text: str):
     return Outcome(text, info_, dumps)
 
 
-# Options that observe a run without changing a simulated figure: not part of a board.
-OBSERVERS = {"hotlines"}
-
-
-def board_label(opts: dict) -> str:
-    """The gem5 options that differ from vmscale_fs.py's defaults, as 'key=value ...' ('' for
-    the default board): every row carries it, so a table never mixes boards unseen."""
-    defaults = vars(options.parser().parse_args(["--kernel", "-", "--disk", "-", "--cores", "1"]))
-    return " ".join(f"{k}={v}" for k, v in sorted(opts.items())
-                    if k not in OBSERVERS and str(defaults.get(k)) != str(v))
+def board_label(opts) -> str:
+    """The row label of a run's gem5 options (board.Board.label): every row carries it, so a
+    table never mixes boards unseen."""
+    return board_of(opts).label()
 
 
 def row_extras(req, outcome, parsed) -> dict:

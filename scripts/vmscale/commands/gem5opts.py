@@ -7,16 +7,20 @@ MAX_HOST_HELP = ("gem5: save a boot still running after this many host seconds a
 
 
 class Gem5Option(argparse.Action):
-    """Collects KEY=VALUE into a dict; a key gem5's option parser does not know is a usage error."""
+    """Collects KEY=VALUE into a dict; a key or value the Board does not take is a usage error."""
 
     def __call__(self, parser, namespace, value, option_string=None):
-        from vmscale_gem5.options import USER_KEYS
+        from vmscale_gem5 import board, limits
         key, sep, val = value.partition("=")
         key = key.replace("-", "_")
-        if not sep or key not in USER_KEYS:
-            parser.error(f"{option_string} {value!r}: expected KEY=VALUE with KEY one of {', '.join(sorted(USER_KEYS))}")
+        if not sep or key not in board.NAMES:
+            parser.error(f"{option_string} {value!r}: expected KEY=VALUE with KEY one of {', '.join(sorted(board.NAMES))}")
         opts = dict(getattr(namespace, self.dest) or {})
         opts[key] = val
+        try:
+            board.Board.make(opts)   # a bad value or board name is a usage error too
+        except limits.ConfigError as e:
+            parser.error(f"{option_string} {value!r}: {e}")
         setattr(namespace, self.dest, opts)
 
 

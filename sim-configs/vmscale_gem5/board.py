@@ -1,0 +1,220 @@
+"""The gem5 board: every option vmscale sets, once, with its type, default and role.
+
+A Board is a complete, typed assignment of these options.  Every caller derives what it
+needs from it instead of keeping its own list of option names:
+- the boot checkpoint's key and argv (`boot_items`, `boot_argv`): options of role BOOT;
+- the restore's argv (`restore_argv`): every option;
+- the row label (`label`, `parse`): what differs from the board's base, observers left out;
+- the Slurm checkpoint list (`checkpoint_groups`): one boot per (cores, boot items);
+- the model's transfer-hop inputs (`transfer_hops`, `hop_cycles`).
+sim-configs/vmscale_fs.py builds its argument parser from OPTIONS (options.parser).
+
+Roles:
+- BOOT: the checkpoint depends on it (a boot made with another value cannot be restored).
+- RESTORE: only the restored run sees it.  Ruby starts cold after a restore (the boot bypasses
+  it and the checkpoint's Ruby cache trace is empty) and a checkpoint's network sections hold
+  only power state and empty buffers, so one boot serves every L1 associativity, L2 geometry
+  and interconnect (tests/test_gem5_real.py restores one checkpoint into several).  The CPU
+  model is a restore option: boots always use the atomic (or KVM) CPU.
+- OBSERVER: watches a run without changing a simulated figure (not part of the label).
+
+Named boards (`board=NAME`) are presets of these values; a row's label names the preset and
+only what differs from it, so `board=NAME` alone is that board exactly.  The unnamed base is
+the board every record before named boards used (label '' = every option at its default).
+"""
+
+from dataclasses import dataclass
+
+from vmscale_gem5 import limits, topology
+
+BOOT, RESTORE, OBSERVER = "boot", "restore", "observer"
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str
+    type: type
+    default: object
+    role: str
+    help: str
+    choices: tuple = ()
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    def parse(self, value):
+        """A value as given on a command line, in a label or a sweep spec -> its type."""
+        try:
+            v = self.type(value)
+        except (TypeError, ValueError):
+            raise limits.ConfigError(f"gem5 option {self.name}={value!r}: not {self.type.__name__}") from None
+        if self.choices and v not in self.choices:
+            raise limits.ConfigError(f"gem5 option {self.name}={value}: use one of "
+                                     f"{', '.join(map(str, self.choices))}")
+        return v
+
+
+OPTIONS = (
+    Option("cpu", str, "timing", RESTORE, "CPU model of the measured run (the boot uses atomic or kvm)",
+           limits.CPU_TYPES),
+    Option("clock", str, "3GHz", BOOT, "board clock, e.g. 3GHz (the kernel is told its APIC timer rate)"),
+    Option("memory", int, 2048, BOOT, "MiB"),
+    Option("mem_channels", int, 1, BOOT, "memory channels (one directory each)"),
+    Option("l1_size", int, 32, BOOT, "KiB, L1I and L1D each"),
+    Option("x2apic", str, "auto", BOOT, "the cores' APIC mode: auto is x2APIC from 255 cores on (needs "
+           "vmscale's gem5 patches), xAPIC below; on puts smaller systems in x2APIC mode too",
+           limits.X2APIC_MODES),
+    Option("l1_assoc", int, 8, RESTORE, "L1 ways"),
+    Option("l2_size", int, 256, RESTORE, "KiB per L2 bank"),
+    Option("l2_assoc", int, 16, RESTORE, "L2 ways"),
+    Option("l2_banks", int, 1, RESTORE, "L2 banks (address-interleaved, one shared inclusive L2)"),
+    Option("topology", str, "crossbar", RESTORE, "interconnect graph", topology.KINDS),
+    Option("network", str, "simple", RESTORE, "Ruby network model", ("simple", "garnet")),
+    Option("mesh_rows", int, 0, RESTORE, "mesh rows (0: the squarest mesh)"),
+    Option("mesh_cols", int, 0, RESTORE, "mesh columns (0: the squarest mesh)"),
+    Option("sockets", int, 0, RESTORE, "sockets topology: sockets of the machine (0: as many as the cores fill)"),
+    Option("socket_cores", int, 10, RESTORE, "sockets topology: cores per socket, filled socket by socket"),
+    Option("socket_latency", int, 1, RESTORE, "sockets topology: cycles of a link between two sockets"),
+    Option("link_latency", int, 1, RESTORE, "cycles per link"),
+    Option("router_latency", int, 1, RESTORE, "cycles per router"),
+    Option("link_bandwidth", int, 16, RESTORE, "bytes per cycle"),
+    Option("hotlines", int, 0, OBSERVER, "1: trace every L1 line move during each ROI (Ruby ProtocolTrace, "
+           "filtered beside gem5 into hotlines.events.gz; read by `vmscale hotlines`).  Slows a ROI several "
+           "times: use short ROIs", (0, 1)),
+)
+BY_NAME = {o.name: o for o in OPTIONS}
+NAMES = tuple(BY_NAME) + ("board",)    # what a user may set: --gem5 KEY=VALUE, a sweep's gem5.KEY
+DEFAULTS = {o.name: o.default for o in OPTIONS}
+
+# Named boards: option values on top of the defaults.  See README "Boards" for where each
+# number comes from.
+PRESETS = {
+    "": {},
+}
+
+
+def role_names(role: str) -> tuple:
+    return tuple(o.name for o in OPTIONS if o.role == role)
+
+
+def _fmt(v) -> str:
+    return str(v)
+
+
+@dataclass(frozen=True)
+class Board:
+    name: str          # the preset ('' the unnamed base)
+    values: tuple      # ((option, typed value), ...) in OPTIONS order, every option
+
+    # --- construction ------------------------------------------------------------------
+    @classmethod
+    def make(cls, opts=None) -> "Board":
+        """From user options: a dict (strings or typed values, '-' or '_' in keys) or a label
+        string 'key=value ...'.  Unknown keys and bad values raise limits.ConfigError."""
+        if isinstance(opts, str):
+            opts = parse_label(opts)
+        given = {}
+        for key, value in (opts or {}).items():
+            key = key.replace("-", "_")
+            if key not in NAMES:
+                raise limits.ConfigError(f"{key!r} is not a gem5 option vmscale sets (use one of "
+                                         f"{', '.join(NAMES)})")
+            given[key] = value
+        name = str(given.pop("board", "") or "")
+        if name == "default":
+            name = ""
+        if name not in PRESETS:
+            raise limits.ConfigError(f"board={name}: no such board (known: "
+                                     f"{', '.join(n or 'default' for n in PRESETS)})")
+        values = dict(DEFAULTS, **{k: BY_NAME[k].parse(v) for k, v in PRESETS[name].items()})
+        values.update({k: BY_NAME[k].parse(v) for k, v in given.items()})
+        return cls(name, tuple((o.name, values[o.name]) for o in OPTIONS))
+
+    def get(self, key):
+        return dict(self.values)[key]
+
+    def __getattr__(self, key):
+        if key in BY_NAME:
+            return self.get(key)
+        raise AttributeError(key)
+
+    def _base(self) -> dict:
+        return dict(DEFAULTS, **{k: BY_NAME[k].parse(v) for k, v in PRESETS[self.name].items()})
+
+    def changed(self, roles=(BOOT, RESTORE, OBSERVER)) -> list:
+        """(option, value) of the given roles that differ from the preset's own values."""
+        base = self._base()
+        return [(k, v) for k, v in self.values if BY_NAME[k].role in roles and v != base[k]]
+
+    # --- what callers need -------------------------------------------------------------
+    def label(self) -> str:
+        """The row label: 'board=NAME' and what differs from it (observers left out); '' for
+        the unnamed base.  parse(label) gives this board back."""
+        words = [f"board={self.name}"] if self.name else []
+        return " ".join(words + [f"{k}={_fmt(v)}" for k, v in sorted(self.changed((BOOT, RESTORE)))])
+
+    def options(self) -> dict:
+        """What differs from the defaults, as strings (a manifest's gem5_options, a job's gem5)."""
+        out = {"board": self.name} if self.name else {}
+        return out | {k: _fmt(v) for k, v in self.values if v != DEFAULTS[k]}
+
+    def boot_items(self) -> tuple:
+        """The options a boot checkpoint depends on, where they differ from the defaults (so a
+        new boot option with a default keeps every existing checkpoint key)."""
+        return tuple((k, _fmt(v)) for k, v in self.values if BY_NAME[k].role == BOOT and v != DEFAULTS[k])
+
+    def boot_board(self) -> "Board":
+        """This board with only its boot options (what `vmscale checkpoint` needs)."""
+        return Board.make(dict(self.boot_items()))
+
+    def boot_argv(self, cores: int) -> list:
+        """vmscale_fs.py arguments for the boot (with --mode checkpoint)."""
+        args = ["--cores", str(cores)]
+        for k, v in self.boot_items():
+            args += [BY_NAME[k].flag, v]
+        return args
+
+    def restore_argv(self, cores: int) -> list:
+        """vmscale_fs.py arguments for the restored run: the boot's, then every other option
+        that differs from its default (the CPU model always)."""
+        args = self.boot_argv(cores) + ["--cpu", self.cpu]
+        for k, v in self.values:
+            if BY_NAME[k].role != BOOT and k != "cpu" and v != DEFAULTS[k]:
+                args += [BY_NAME[k].flag, _fmt(v)]
+        return args
+
+    def namespace(self, cores: int):
+        """vmscale_fs.py's parsed arguments for this board (no kernel or disk)."""
+        from vmscale_gem5 import options
+        return options.parser().parse_args(["--kernel", "-", "--disk", "-"] + self.restore_argv(cores))
+
+    def graph(self, cores: int):
+        from vmscale_gem5 import options
+        a = self.namespace(cores)
+        return options.graph(a)(topology.controller_counts(cores, a.l2_banks, a.mem_channels)["total"])
+
+    def transfer_hops(self, cores: int) -> float:
+        """Router hops per ownership transfer of a contended line (topology.line_transfer_hops)."""
+        return topology.line_transfer_hops(self.graph(cores), cores, self.l2_banks)
+
+    def hop_cycles(self) -> int:
+        """Cycles a message spends per router hop: the router's and the link's latency."""
+        return self.router_latency + self.link_latency
+
+
+def parse_label(label: str) -> dict:
+    """'key=value ...' -> {key: value} (strings); a word without '=' is refused."""
+    out = {}
+    for word in (label or "").split():
+        key, sep, value = word.partition("=")
+        if not sep:
+            raise limits.ConfigError(f"board label {label!r}: {word!r} is not KEY=VALUE")
+        out[key] = value
+    return out
+
+
+def checkpoint_groups(jobs) -> list:
+    """One boot per (cores, boot options): [(cores, boot items)] for jobs given as
+    (cores, options) pairs, sorted; restore-only options never make another boot."""
+    return sorted({(int(cores), Board.make(opts).boot_items()) for cores, opts in jobs})
