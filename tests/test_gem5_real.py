@@ -27,6 +27,30 @@ def test_checkpoint_then_restore_into_ruby_runs_a_workload_at_8_cores(kernel_bui
     assert manifest["gem5_version"].startswith("24.") and os.path.isfile(os.path.join(manifest["checkpoint"], "m5.cpt"))
 
 
+def test_two_makers_of_one_checkpoint_boot_once_and_get_the_same(kernel_built):
+    """Two `vmscale checkpoint` for one key at once (as two Slurm tasks on a shared filesystem
+    would): one boots, the other waits on the lock and takes what the first made.  Runs first
+    in this file, before the 2-core default checkpoint exists (the tests below use it)."""
+    import subprocess
+    import sys
+    from conftest import REPO
+    from vmscale import kernel
+    from vmscale.backends import gem5
+    cpt = gem5.checkpoint_path(2, kernel.load_manifest("normal"), {})
+    if (cpt / "m5.cpt").is_file():
+        pytest.skip(f"{cpt} exists already: remove it to watch two makers race")
+    cmd = [sys.executable, "-m", "vmscale", "checkpoint", "--cores", "2"]
+    procs = [subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+             for _ in range(2)]
+    outs = [p.communicate(timeout=6 * 3600)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    assert sum("gem5: booting 2 cores" in o for o in outs) == 1, outs
+    assert sum("waiting for it" in o and "made meanwhile by another process" in o for o in outs) == 1, outs
+    assert all(f"checkpoint: {cpt}" in o for o in outs), outs
+    assert (cpt / "m5.cpt").is_file() and not cpt.with_name(cpt.name + ".partial").exists()
+    assert json.loads((cpt / "inputs.json").read_text())["boot_argv"] == ["--cores", "2"]
+
+
 def test_end_to_end_at_two_cores_each_case_gets_its_own_roi_and_the_designs_differ(kernel_built, tmp_path):
     """Boot to a checkpoint (once per kernel and board), restore into Timing + Ruby, and run
     refcount under a shared atomic and under Refcache in one boot.  Each case's workbegin/

@@ -85,8 +85,25 @@ def series_digest(patches: list) -> str:
 
 def cache_key(source_sha256: str, series: str, flavor: str, fragment_texts: list, compiler: str) -> str:
     """Everything a kernel build's output depends on: a built kernel is reused only when
-    the source, the series, the flavour's config fragments and the compiler are the same."""
-    return digest(["vmscale-kernel-cache-1", source_sha256, series, flavor, compiler] + fragment_texts)
+    the source, the series, the flavour's config fragments and the compiler are the same.
+    (2: builds are reproducible since; entries of 1 were not.)"""
+    return digest(["vmscale-kernel-cache-2", source_sha256, series, flavor, compiler] + fragment_texts)
+
+
+# A reproducible build (https://docs.kernel.org/kbuild/reproducible-builds.html): the version
+# string's time, user, host and build number are fixed, and the source and output trees'
+# paths are mapped out of what is compiled, so the same source, series, config and toolchain
+# give the same vmlinux on any machine, in any directory.
+BUILD_EPOCH = 1704067200      # 2024-01-01T00:00:00Z (SOURCE_DATE_EPOCH overrides)
+
+
+def build_env(tree: Path, out: Path, environ=None) -> dict:
+    environ = dict(os.environ if environ is None else environ)
+    when = int(environ.get("SOURCE_DATE_EPOCH") or BUILD_EPOCH)
+    maps = f"-ffile-prefix-map={tree}/= -ffile-prefix-map={out}/="
+    return dict(environ, KBUILD_BUILD_TIMESTAMP=time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime(when)),
+                KBUILD_BUILD_USER="vmscale", KBUILD_BUILD_HOST="vmscale", KBUILD_BUILD_VERSION="1",
+                KCFLAGS=(environ.get("KCFLAGS", "") + " " + maps).strip(), LC_ALL="C", TZ="UTC")
 
 
 # --- I/O --------------------------------------------------------------------
@@ -100,9 +117,9 @@ def resolve_source(source=None) -> Path:
     return src
 
 
-def _run(cmd, log=None, cwd=None):
+def _run(cmd, log=None, cwd=None, env=None):
     r = subprocess.run(cmd, cwd=cwd, stdout=log or subprocess.PIPE,
-                       stderr=subprocess.STDOUT, text=True)
+                       stderr=subprocess.STDOUT, text=True, env=env)
     if r.returncode:
         out = r.stdout[-2000:] if r.stdout else f"see {getattr(log, 'name', 'the log')}"
         raise VmscaleError(f"`{' '.join(map(str, cmd))}` failed: {out.strip()}")
@@ -111,8 +128,8 @@ def _run(cmd, log=None, cwd=None):
 
 def extract_source(tarball: Path) -> Path:
     """Extract once into build/linux-src/<name>-<hash>/ (atomically); return the tree."""
-    st = tarball.stat()
-    key = digest([tarball.resolve(), st.st_size, st.st_mtime_ns])[:12]
+    # named by content, not by where the tarball lies: the same on every machine
+    key = _source_sha256(tarball)[:12]
     stem = tarball.name.split(".tar")[0]
     root = paths.build_dir() / "linux-src"
     dest = root / f"{stem}-{key}"
@@ -190,10 +207,11 @@ def configure(tree: Path, out: Path, flavor: str, series: str) -> str:
     out.mkdir(parents=True, exist_ok=True)
     print(f"kernel: configuring {flavor} ({', '.join(FLAVORS[flavor])})", flush=True)
     make = ["make", "-C", str(tree), f"O={out}"]
-    _run(make + ["tinyconfig"])
+    env = build_env(tree, out)
+    _run(make + ["tinyconfig"], env=env)
     _run([str(tree / "scripts/kconfig/merge_config.sh"), "-m", "-O", str(out), str(out / ".config")]
-         + [str(f) for f in frags], cwd=out)
-    _run(make + ["olddefconfig"])
+         + [str(f) for f in frags], cwd=out, env=env)
+    _run(make + ["olddefconfig"], env=env)
     bad = config_mismatches((out / ".config").read_text(), texts)
     if bad:
         raise VmscaleError(f"kernel config dropped options: {', '.join(bad)}",
@@ -209,7 +227,8 @@ def make_kernel(tree: Path, out: Path, jobs: int):
     start = time.time()
     n = 0
     with open(log_path, "w") as log:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                env=build_env(tree, out))
         for line in proc.stdout:
             log.write(line)
             if line.lstrip().startswith(("CC ", "LD ", "AR ", "AS ")):
@@ -308,7 +327,8 @@ def build_kernel(flavor="normal", source=None, jobs=None) -> dict:
     series = apply_series(tree, patches)
     configure(tree, out, flavor, series)
     make_kernel(tree, out, jobs or os.cpu_count() or 1)
-    release = _run(["make", "-s", "-C", str(tree), f"O={out}", "kernelrelease"]).strip().splitlines()[-1]
+    release = _run(["make", "-s", "-C", str(tree), f"O={out}", "kernelrelease"],
+                   env=build_env(tree, out)).strip().splitlines()[-1]
     manifest = {
         "kernel_release": release,
         "version": ".".join(map(str, parse_kernel_version((tree / "Makefile").read_text()))),
@@ -323,6 +343,11 @@ def build_kernel(flavor="normal", source=None, jobs=None) -> dict:
         "bzImage": str(out / "arch/x86/boot/bzImage"),
         "vmlinux_sha256": sha256_file(out / "vmlinux"),
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "reproducible": {
+            "compiler": _compiler(), "env": {k: v for k, v in build_env(tree, out, {}).items()
+                                             if k.startswith("KBUILD_")},
+            "vmlinux_sha256 covers": "the kernel's bytes: source, series and config (hashed above) built by this "
+                                     "compiler; build time, user, host and paths are pinned or mapped out"},
     }
     atomic_write_text(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
     if key:

@@ -25,6 +25,15 @@ PROGRAMS = [n for n in NAMES if n not in SCRIPTS]
 CHECKS = ["selftests", "stall", "stressng"]
 # Workloads that drive a vmscale kernel interface, which a host kernel may lack.
 KERNEL_INTERFACES = {"refcount": "/proc/refcache_bench", "reclaim": "/proc/parsec_bench", "stall": "/proc/sys/debug/vmscale_stall_ms"}
+
+
+def prefix_maps(repo, build) -> list:
+    """gcc flags that map the checkout and the build tree to fixed names in what is compiled
+    (debug information, __FILE__).  gcc tries the last map given first: the build tree, which
+    may lie inside the checkout, comes after it."""
+    return [f"-ffile-prefix-map={repo}=.", f"-ffile-prefix-map={build}=build"]
+
+
 def thread_count(value: str, cores: int) -> int:
     """Threads of a case: one per core unless a user asks for fewer (a single-threaded process
     on a many-core machine, e.g. the cost of one fork); more would measure the scheduler."""
