@@ -403,6 +403,28 @@ static void print_totals(const char *prefix, const long long *after)
 static struct worker workers[MAX_THREADS];
 static int ncpus;
 
+/*
+ * The window throughput: the operations all threads completed while all of
+ * them were running, from the moment the last thread started to the moment
+ * the first one finished, per cycle.  Threads that a contended line serves
+ * unfairly finish far apart; the mean of per-thread rates then mixes a
+ * crowded machine with a nearly idle one, the window does not.  The last
+ * thread to start and the first to finish each read every thread's op count
+ * (one line per thread, once), so the window is as fine as a workload counts
+ * its ops.
+ */
+static atomic_int started, finished;
+static uint64_t window_open, window_close, ops_open, ops_close;
+
+static uint64_t ops_now(void)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < nthreads; i++)
+		sum += __atomic_load_n(&workers[i].ops, __ATOMIC_RELAXED);
+	return sum;
+}
+
 static inline uint64_t cycles_now(void)
 {
 	_mm_lfence();
@@ -428,8 +450,16 @@ static void *worker_main(void *arg)
 		m5_work_begin(0, 0);	/* gem5: reset stats here */
 	roi_start_wait();
 	w->start = t0 = cycles_now();
+	if (atomic_fetch_add(&started, 1) + 1 == nthreads) {
+		ops_open = ops_now();
+		window_open = cycles_now();
+	}
 	workload.run(w);
 	w->cycles = cycles_now() - t0;
+	if (atomic_fetch_add(&finished, 1) == 0) {
+		window_close = cycles_now();
+		ops_close = ops_now();
+	}
 	barrier_wait();
 	if (w->tid == 0)
 		m5_work_end(0, 0);	/* gem5: dump the ROI's stats */
@@ -495,6 +525,14 @@ static void print_result(long long *before, long long *after, struct rusage *ru0
 	       (unsigned long long)ops, (unsigned long long)max_cycles,
 	       cpo_sum / nthreads, max_cycles ? ops * 1e6 / max_cycles : 0.0,
 	       (unsigned long long)(last_start - first_start));
+	{
+		/* empty when a thread finished before the last one started */
+		uint64_t wc = window_close > window_open ? window_close - window_open : 0;
+		uint64_t wo = wc && ops_close > ops_open ? ops_close - ops_open : 0;
+
+		printf("\"window_ops\":%llu,\"window_cycles\":%llu,\"window_ops_per_cycle\":%.6g,",
+		       (unsigned long long)wo, (unsigned long long)wc, wc ? (double)wo / wc : 0.0);
+	}
 	if (workload.extra_name)
 		printf("\"%s\":%llu,", workload.extra_name, (unsigned long long)extra);
 	if (mmaps || munmaps)

@@ -72,7 +72,8 @@ def test_no_other_list_of_option_names_remains():
     """Outside board.py no code names a board option in a string literal: every caller asks the Board."""
     # cpu, memory, clock and hotlines are also words of other vocabularies (a row's cpu column, a
     # command's name): the rest are the options' own
-    names = {o.name for o in board.OPTIONS} - {"cpu", "memory", "clock", "hotlines"}
+    from vmscale_gem5 import topology
+    names = {o.name for o in board.OPTIONS} - {"cpu", "memory", "clock", "hotlines"} - set(topology.KINDS)
     offenders = []
     for folder in ("scripts", "queueing-model", "sim-configs"):
         for path in (REPO / folder).rglob("*.py"):
@@ -88,13 +89,19 @@ def test_no_other_list_of_option_names_remains():
 
 def test_the_sockets_topology_fills_sockets_in_order_and_reaches_every_socket_in_two_hops():
     from vmscale_gem5 import topology
-    g = topology.build("sockets", topology.controller_counts(80, 8, 8), socket_cores=10, socket_latency=40)
-    assert g.routers == 8 and g.ext[:80] == [i // 10 for i in range(80)]
+    g = topology.build("sockets", topology.controller_counts(80, 8, 8), socket_cores=10, socket_latency=40,
+                       socket_port_latency=20)
+    assert g.routers == 16 and g.ext[:80] == [i // 10 for i in range(80)]
     assert g.ext[80:88] == list(range(8)) and g.ext[88:96] == list(range(8))   # a bank and a channel per socket
+    # socket router -> its port -> 1 or 2 socket links -> the far port -> that socket's router
     dist = [g.hops(0, s) for s in range(8)]
-    assert sorted(dist) == [0, 1, 1, 1, 2, 2, 2, 2]         # 3 QPI neighbours, the other 4 two hops away
-    assert all(len([l for l in g.links if l.src == s]) == 3 for s in range(8))
-    assert {l.latency for l in g.links} == {40}
+    assert sorted(dist) == [0, 3, 3, 3, 4, 4, 4, 4]         # 3 QPI neighbours, the other 4 two links away
+    ports = range(8, 16)
+    assert all(len([l for l in g.links if l.src == p and l.dst in ports]) == 3 for p in ports)
+    assert {l.latency for l in g.links if l.src in ports and l.dst in ports} == {40}
+    assert {l.latency for l in g.links if l.src < 8 or l.dst < 8} == {20}
+    one = topology.build("sockets", topology.controller_counts(10, 1, 8), socket_cores=10)
+    assert one.routers == 1 and set(one.ext) == {0}
     with pytest.raises(ValueError, match="do not fit"):
         topology.build("sockets", topology.controller_counts(30, 2, 2), sockets=2, socket_cores=10)
     with pytest.raises(ValueError, match="at least one core"):
@@ -160,3 +167,35 @@ def test_real_slurm_takes_one_checkpoint_task_for_the_spec(slurm, tmp_path):
         assert tasks == [f"{job}_0"], q.stdout + q.stderr
     finally:
         subprocess.run(["scancel", job], env=env)
+
+
+def test_the_reference_board_is_a_value_of_the_board_type():
+    b = Board.make({"board": "e7-8870"})
+    assert b.label() == "board=e7-8870" and Board.make(b.label()) == b
+    assert b.boot_items() == (("clock", "2.4GHz"), ("mem_channels", "8"))
+    # whole sockets of 10 cores, an L2 bank per socket: 80 cores are 8 sockets, 8 banks
+    a = b.namespace(80)
+    assert (options.sockets(a), a.l2_banks) == (8, 8)
+    assert b.namespace(20).l2_banks == 2 and b.namespace(10).l2_banks == 1
+    assert Board.make("board=e7-8870 cpu=o3").label() == "board=e7-8870 cpu=o3"
+    # a value set back to the default is still named: the preset's differs
+    assert "topology=crossbar" in Board.make({"board": "e7-8870", "topology": "crossbar"}).label()
+
+
+@pytest.mark.parametrize("opts, cores, message", [
+    ({"board": "e7-8870", "l2_size": "64"}, 80, "smaller than the 80 cores' L1s"),
+    ({"board": "e7-8870", "socket_cores": "0"}, 8, "at least one core"),
+    ({"board": "e7-8870", "sockets": "2"}, 40, "do not fit"),
+])
+def test_the_reference_board_refuses_what_it_cannot_be(opts, cores, message):
+    with pytest.raises(limits.ConfigError, match=message):
+        Board.make(opts).check(cores)
+
+
+def test_a_bad_board_is_refused_before_gem5_starts_and_writes_nothing(tmp_path):
+    r = vmscale("run", "--backend", "gem5", "--cores", "8", "--workload", "local", "--gem5", "board=e7-9999",
+                "--out", tmp_path / "x")
+    assert r.returncode == 2 and "no such board" in r.stderr and not (tmp_path / "x").exists()
+    r = vmscale("checkpoint", "--cores", "8", "--gem5", "board=e7-8870", "--gem5", "l2_size=64",
+                env={"GEM5": os.environ.get("GEM5") or shutil.which("true")})
+    assert r.returncode == 2 and "smaller than the 8 cores' L1s" in r.stderr, r.stderr

@@ -24,7 +24,21 @@ def make_row(*, run_id, backend, variant, workload, cores, result, failure, extr
     result.pop("ok", None)
     row.update(result)
     row.update(extra or {})
+    row.update(window_figures(row))
     return row
+
+
+def window_figures(row: dict) -> dict:
+    """The window throughput (harness.c: ops all threads completed while all ran, per cycle of
+    the machine) as a cost per op per thread, comparable with cycles_per_op, which is the mean
+    over threads of each one's own cycles per op (`thread_mean_cycles_per_op`, its clear name)."""
+    out = {}
+    if row.get("cycles_per_op") is not None:
+        out["thread_mean_cycles_per_op"] = row["cycles_per_op"]
+    rate, threads = row.get("window_ops_per_cycle"), row.get("threads")
+    if rate and threads:
+        out["window_cycles_per_op"] = round(float(threads) / float(rate), 1)
+    return out
 
 
 def _ops_per_thread(r):

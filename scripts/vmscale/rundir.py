@@ -19,7 +19,8 @@ from vmscale.fileutil import atomic_write_text
 
 # Columns first in every table, in this order; the rest follow sorted.
 LEAD_COLUMNS = ["run_id", "backend", "kernel_variant", "workload", "cores", "threads", "ok",
-                "failure", "ops", "ops_unit", "cycles", "cycles_per_op", "ops_per_mcycle", "errors"]
+                "failure", "ops", "ops_unit", "cycles", "cycles_per_op", "ops_per_mcycle", "window_ops_per_cycle",
+                "window_cycles_per_op", "errors"]
 
 
 def default_name(backend: str, cores: int, workloads: list) -> str:

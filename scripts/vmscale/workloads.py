@@ -14,7 +14,7 @@ from vmscale.errors import VmscaleError
 
 NAMES = ["local", "pipeline", "global", "pageshare", "fault", "pagecache", "stress", "selftests",
          "metis", "psearchy", "dedup", "refcount", "lazymm", "footprint", "vmapi", "tlbstale", "stall",
-         "forkcopy", "stressng", "reclaim"]
+         "forkcopy", "stressng", "reclaim", "ccbench"]
 APPLICATIONS = ["metis", "psearchy", "dedup"]
 # Guest shell scripts (guest-workloads/NAME.sh); every other name is a C program on the shared
 # harness, which SConstruct.local builds from this list.

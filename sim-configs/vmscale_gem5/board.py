@@ -68,7 +68,8 @@ OPTIONS = (
     Option("l1_assoc", int, 8, RESTORE, "L1 ways"),
     Option("l2_size", int, 256, RESTORE, "KiB per L2 bank"),
     Option("l2_assoc", int, 16, RESTORE, "L2 ways"),
-    Option("l2_banks", int, 1, RESTORE, "L2 banks (address-interleaved, one shared inclusive L2)"),
+    Option("l2_banks", int, 1, RESTORE, "L2 banks (address-interleaved, one shared inclusive L2); 0: one per "
+           "socket (the sockets topology), rounded up to a power of two"),
     Option("topology", str, "crossbar", RESTORE, "interconnect graph", topology.KINDS),
     Option("network", str, "simple", RESTORE, "Ruby network model", ("simple", "garnet")),
     Option("mesh_rows", int, 0, RESTORE, "mesh rows (0: the squarest mesh)"),
@@ -76,6 +77,8 @@ OPTIONS = (
     Option("sockets", int, 0, RESTORE, "sockets topology: sockets of the machine (0: as many as the cores fill)"),
     Option("socket_cores", int, 10, RESTORE, "sockets topology: cores per socket, filled socket by socket"),
     Option("socket_latency", int, 1, RESTORE, "sockets topology: cycles of a link between two sockets"),
+    Option("socket_port_latency", int, 1, RESTORE, "sockets topology: cycles between a socket's router and its "
+           "port to the other sockets (each way)"),
     Option("link_latency", int, 1, RESTORE, "cycles per link"),
     Option("router_latency", int, 1, RESTORE, "cycles per router"),
     Option("link_bandwidth", int, 16, RESTORE, "bytes per cycle"),
@@ -91,7 +94,22 @@ DEFAULTS = {o.name: o.default for o in OPTIONS}
 # number comes from.
 PRESETS = {
     "": {},
+    # The seeds' machine (Bonsai, RadixVM): 8 x 10-core Xeon E7-8870, 2.4 GHz, 32 KiB L1I and L1D per
+    # core, 30 MiB L3 per socket, glueless QPI (every socket one or two hops away).  MESI_Two_Level has
+    # private L1s and one shared inclusive L2: the L2 stands for the L3, a 32 MiB bank per socket (the
+    # power of two nearest 30 MiB; the per-core 256 KiB L2 of the chip is not modelled).  Lines are
+    # interleaved over the banks, so a line's home is on any socket, as with the BIOS's node
+    # interleaving.  Memory: 8 channels whatever the core count (a boot option, so it cannot follow
+    # the sockets of a restore), spread over the sockets.  Latencies: calibrated against mctop's
+    # diassrv8 (same socket 116, one hop 341, two hops 458 cycles): see results/gem5-calibration.
+    "e7-8870": {"clock": "2.4GHz", "mem_channels": 8, "l1_size": 32, "l1_assoc": 8, "l2_size": 32768,
+                "l2_assoc": 16, "l2_banks": 0, "topology": "sockets", "socket_cores": 10,
+                "link_latency": 15, "router_latency": 3, "socket_latency": 56, "socket_port_latency": 25},
 }
+
+
+def next_pow2(n: int) -> int:
+    return 1 << max(0, int(n) - 1).bit_length()
 
 
 def role_names(role: str) -> tuple:
@@ -185,9 +203,23 @@ class Board:
         return args
 
     def namespace(self, cores: int):
-        """vmscale_fs.py's parsed arguments for this board (no kernel or disk)."""
+        """vmscale_fs.py's parsed arguments for this board (no kernel or disk), resolved."""
         from vmscale_gem5 import options
-        return options.parser().parse_args(["--kernel", "-", "--disk", "-"] + self.restore_argv(cores))
+        return options.resolve(options.parser().parse_args(["--kernel", "-", "--disk", "-"] + self.restore_argv(cores)))
+
+    def check(self, cores: int):
+        """What this board cannot be at this core count, before gem5 starts (limits.ConfigError)."""
+        a = self.namespace(cores)
+        if a.topology == "sockets":
+            if a.socket_cores < 1:
+                raise limits.ConfigError(f"socket_cores={a.socket_cores}: a socket needs at least one core")
+            if a.sockets and a.sockets * a.socket_cores < cores:
+                raise limits.ConfigError(f"{cores} cores do not fit sockets={a.sockets} of socket_cores="
+                                         f"{a.socket_cores}: give more sockets, or sockets=0 (as many as needed)")
+        short = llc_shortfall(cores, a.l1_size, a.l2_size * a.l2_banks)
+        if short and self.name:
+            raise limits.ConfigError(short + ": raise l2_size or l2_banks")
+        return short
 
     def graph(self, cores: int):
         from vmscale_gem5 import options
@@ -196,11 +228,22 @@ class Board:
 
     def transfer_hops(self, cores: int) -> float:
         """Router hops per ownership transfer of a contended line (topology.line_transfer_hops)."""
-        return topology.line_transfer_hops(self.graph(cores), cores, self.l2_banks)
+        return topology.line_transfer_hops(self.graph(cores), cores, self.namespace(cores).l2_banks)
 
     def hop_cycles(self) -> int:
         """Cycles a message spends per router hop: the router's and the link's latency."""
         return self.router_latency + self.link_latency
+
+
+def llc_shortfall(cores: int, l1_kib: int, llc_kib: int) -> str:
+    """'' when the inclusive L2 can hold every L1 (I and D) it must include, else why not.  The
+    unnamed base board (the records before named boards) is only warned about; a named board
+    with it is refused: above that size the figures measure the L2's evictions, not sharing."""
+    need = cores * 2 * l1_kib
+    if llc_kib >= need:
+        return ""
+    return (f"the inclusive L2 ({llc_kib} KiB) is smaller than the {cores} cores' L1s it must hold "
+            f"({need} KiB)")
 
 
 def parse_label(label: str) -> dict:

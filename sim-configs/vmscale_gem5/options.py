@@ -1,6 +1,7 @@
 """Arguments of sim-configs/vmscale_fs.py, parsed and validated without gem5."""
 
 import argparse
+import sys
 from pathlib import Path
 
 from vmscale_gem5 import board as board_mod
@@ -69,8 +70,23 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def sockets(a) -> int:
+    """Sockets of the machine: as given, or as many as the cores fill (1 off the sockets topology)."""
+    if a.topology != "sockets":
+        return 1
+    return a.sockets or -(-a.cores // max(a.socket_cores, 1))
+
+
+def resolve(a) -> argparse.Namespace:
+    """Values that follow from others: l2_banks=0 is one bank per socket (a power of two)."""
+    if a.l2_banks == 0:
+        a.l2_banks = board_mod.next_pow2(sockets(a))
+    return a
+
+
 def validate(a) -> argparse.Namespace:
     """Everything that can be wrong before gem5 starts; raises limits.ConfigError."""
+    resolve(a)
     ruby = a.memory_system == "ruby"
     build = None if a.x2apic_build is None else a.x2apic_build == "yes"
     limits.check_cores(a.cores, ruby, a.bits_per_set, build)
@@ -79,6 +95,13 @@ def validate(a) -> argparse.Namespace:
     limits.check_memory(a.memory)
     clock_hz(a.clock)
     limits.check_cache(a.l1_size, a.l2_size, a.l2_banks, a.mem_channels)
+    if ruby and a.topology == "sockets" and a.socket_cores < 1:
+        raise limits.ConfigError(f"--socket-cores {a.socket_cores}: a socket needs at least one core")
+    short = board_mod.llc_shortfall(a.cores, a.l1_size, a.l2_size * a.l2_banks)
+    if ruby and short:
+        if a.board:
+            raise limits.ConfigError(short + ": raise --l2-size or --l2-banks")
+        print(f"vmscale_fs: warning: {short}; figures at this size measure the L2's evictions", file=sys.stderr)
     for path, what in ((a.kernel, "--kernel"), (a.disk, "--disk")):
         if not Path(path).is_file():
             raise limits.ConfigError(f"{what} {path}: no such file")
@@ -128,7 +151,7 @@ def graph(a):
         counts["dma"] += n_ctrl - counts["total"]  # the board decides how many DMA ports it has
         counts["total"] = n_ctrl
         return topology.build(a.topology, counts, a.mesh_rows, a.mesh_cols, a.link_latency, a.router_latency,
-                              a.sockets, a.socket_cores, a.socket_latency)
+                              a.sockets, a.socket_cores, a.socket_latency, a.socket_port_latency)
     return make
 
 

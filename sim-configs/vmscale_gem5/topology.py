@@ -188,12 +188,14 @@ def socket_links(sockets: int) -> list:
 
 
 def sockets_graph(sockets: int, socket_cores: int, counts: dict, link_latency=1, router_latency=1,
-                  socket_latency=1) -> Graph:
-    """A multi-socket machine: one router per socket, cores filled socket by socket (core i on
-    socket i // socket_cores), the L2 banks and the directories spread evenly over the sockets
-    (each socket the home of an equal share of the address space when banks and channels are
-    multiples of the sockets), DMA on socket 0; sockets joined by links of socket_latency
-    cycles (socket_links)."""
+                  socket_latency=1, port_latency=1) -> Graph:
+    """A multi-socket machine: a router per socket with its controllers (core i on socket
+    i // socket_cores, filled in order; the L2 banks and the directories spread evenly over the
+    sockets, so each is home to an equal share of the lines when there are as many as sockets;
+    DMA on socket 0), and, with more than one socket, a port router per socket (routers
+    sockets..2*sockets-1: the socket's way to the others, port_latency cycles from its router)
+    joined to the other sockets' ports by links of socket_latency cycles (socket_links).  A
+    message to another socket crosses its port, one or two socket links, and the far port."""
     cores = counts["l1"]
     if socket_cores < 1:
         raise ValueError(f"sockets topology: socket_cores {socket_cores}: a socket needs at least one core")
@@ -206,18 +208,23 @@ def sockets_graph(sockets: int, socket_cores: int, counts: dict, link_latency=1,
     ext += [(k * sockets) // counts["dir"] for k in range(counts["dir"])]
     ext += [0] * counts["dma"]
     links = []
+    if sockets > 1:
+        for s in range(sockets):
+            links.append(Link(s, sockets + s, port_latency))
+            links.append(Link(sockets + s, s, port_latency))
     for a, b in socket_links(sockets):
-        links.append(Link(a, b, socket_latency))
-        links.append(Link(b, a, socket_latency))
-    g = Graph("sockets", sockets, ext, links, router_latency, link_latency,
+        links.append(Link(sockets + a, sockets + b, socket_latency))
+        links.append(Link(sockets + b, sockets + a, socket_latency))
+    g = Graph("sockets", 2 * sockets if sockets > 1 else 1, ext, links, router_latency, link_latency,
               placement=f"{socket_cores} cores per socket, filled in order; L2 banks and directories spread "
-                        "evenly over the sockets; DMA on socket 0")
+                        "evenly over the sockets; DMA on socket 0; a port router per socket")
     g.rows, g.cols = sockets, socket_cores
     return g
 
 
 def build(kind: str, counts: dict, rows: int = 0, cols: int = 0, link_latency: int = 1,
-          router_latency: int = 1, sockets: int = 0, socket_cores: int = 10, socket_latency: int = 1) -> Graph:
+          router_latency: int = 1, sockets: int = 0, socket_cores: int = 10, socket_latency: int = 1,
+          socket_port_latency: int = 1) -> Graph:
     """The graph of `kind` for these controller counts (see controller_counts)."""
     total, cores = counts["total"], counts["l1"]
     if kind == "crossbar":
@@ -233,5 +240,6 @@ def build(kind: str, counts: dict, rows: int = 0, cols: int = 0, link_latency: i
             raise ValueError("a mesh needs at least 2 routers")
         return mesh(rows, cols, counts, link_latency, router_latency)
     if kind == "sockets":
-        return sockets_graph(sockets, socket_cores, counts, link_latency, router_latency, socket_latency)
+        return sockets_graph(sockets, socket_cores, counts, link_latency, router_latency, socket_latency,
+                             socket_port_latency)
     raise ValueError(f"unknown topology {kind!r}: use {', '.join(KINDS)}")

@@ -55,6 +55,16 @@ def board_of(opts) -> boardlib.Board:
         raise VmscaleError(str(e), "`vmscale run --help` lists the gem5 options") from e
 
 
+def check_board(cores: int, opts) -> boardlib.Board:
+    """What the board cannot be at this core count, before gem5 is even asked."""
+    b = board_of(opts)
+    try:
+        b.check(cores)
+    except limits.ConfigError as e:
+        raise VmscaleError(str(e)) from e
+    return b
+
+
 def board_args(cores: int, opts) -> list:
     """vmscale_fs.py arguments that define the boot (what a checkpoint depends on)."""
     return board_of(opts).boot_argv(cores)
@@ -254,6 +264,7 @@ def prepare(req) -> dict:
     if req.flavor != "normal":
         raise VmscaleError(f"--flavor {req.flavor} under gem5: debug kernels change lock layout and cost",
                            "use the normal kernel for gem5 timing runs")
+    check_board(req.cores, req.gem5_opts)
     build = check(req.cores, req.gem5_opts, info())   # GEM5 and its limits before any build
     return {"kernel": kernel.load_manifest(req.flavor),
             "image": json.loads(paths.image_path().with_suffix(".json").read_text()),

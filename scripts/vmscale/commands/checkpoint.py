@@ -13,6 +13,7 @@ def register(sub):
 def main(args):
     from vmscale import kernel
     from vmscale.backends import gem5
+    gem5.check_board(args.cores, args.gem5)
     gem5.check(args.cores, args.gem5, gem5.info())
     cpt = gem5.checkpoint(args.cores, kernel.load_manifest("normal"), args.gem5,
                           max_host_seconds=args.max_host_seconds)
