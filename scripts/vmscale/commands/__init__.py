@@ -6,7 +6,7 @@ def csv_list(text):
     return [t for t in text.split(",") if t]
 
 
-from vmscale.commands import (build, checkpoint, collect, compare, demo, hotlines, model, plot, run,  # noqa: E402
-                              sweep, workloads)
+from vmscale.commands import (build, calibrate, checkpoint, collect, compare, demo, hotlines, model, plot,  # noqa: E402
+                              run, sweep, workloads)
 
-COMMANDS = [build, run, collect, sweep, checkpoint, plot, compare, hotlines, workloads, demo, model]
+COMMANDS = [build, run, collect, sweep, checkpoint, plot, compare, hotlines, calibrate, workloads, demo, model]
