@@ -98,7 +98,7 @@ def validate(a) -> argparse.Namespace:
     if ruby and a.topology == "sockets" and a.socket_cores < 1:
         raise limits.ConfigError(f"--socket-cores {a.socket_cores}: a socket needs at least one core")
     short = board_mod.llc_shortfall(a.cores, a.l1_size, a.l2_size * a.l2_banks)
-    if ruby and short:
+    if ruby and short and a.mode != "checkpoint":     # a boot bypasses Ruby: its restore sets the L2
         if a.board:
             raise limits.ConfigError(short + ": raise --l2-size or --l2-banks")
         print(f"vmscale_fs: warning: {short}; figures at this size measure the L2's evictions", file=sys.stderr)
