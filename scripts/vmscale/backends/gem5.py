@@ -40,6 +40,22 @@ def binary() -> str:
     return gem5
 
 
+def binary_sha256() -> str:
+    """The gem5 binary's hash, remembered per (path, size, mtime): a record names the simulator
+    it ran on, so a re-run on another build can say why its cycles differ."""
+    path = Path(binary()).resolve()
+    st = path.stat()
+    memo = paths.cache_dir() / "gem5" / hashlib.sha256(f"{path}:{st.st_size}:{st.st_mtime_ns}".encode()).hexdigest()[:24]
+    if memo.is_file():
+        return memo.read_text().strip()
+    sha = fileutil.sha256_file(path)
+    try:
+        fileutil.atomic_write_text(memo, sha + "\n")
+    except OSError:
+        pass
+    return sha
+
+
 def info() -> dict:
     try:
         return buildinfo.query(binary())
@@ -239,7 +255,9 @@ def run(*, cases, script_text, cores, workdir: Path, kernel_manifest, opts, time
         raise VmscaleError(f"gem5 run at {cores} cores ended before the guest's end marker; "
                            f"last console lines: {' | '.join(text.splitlines()[-4:])}", f"see {out}")
     return text, {"gem5_version": build.get("version"), "gem5_build": build, "checkpoint": str(cpt),
-                  "host_seconds": round(time.time() - t0, 1), "gem5_cmd": log.splitlines()[:1]}, dumps
+                  "host_seconds": round(time.time() - t0, 1),
+                  "gem5_cmd": (out / "gem5.cmd").read_text().split(), "gem5_banner": log.splitlines()[:1],
+                  "gem5_binary_sha256": binary_sha256(), "board": board_of(opts).label() or "default"}, dumps
 
 
 def _wait_for_hotlines(out: Path, limit: float = 600):

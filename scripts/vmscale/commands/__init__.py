@@ -7,6 +7,7 @@ def csv_list(text):
 
 
 from vmscale.commands import (build, calibrate, checkpoint, collect, compare, demo, hotlines, model, plot,  # noqa: E402
-                              run, sweep, workloads)
+                              run, sweep, verify, workloads)
 
-COMMANDS = [build, run, collect, sweep, checkpoint, plot, compare, hotlines, calibrate, workloads, demo, model]
+COMMANDS = [build, run, collect, sweep, checkpoint, plot, compare, hotlines, calibrate, verify, workloads, demo,
+            model]
