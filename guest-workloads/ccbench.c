@@ -5,8 +5,10 @@
  * ones (mctop's machine descriptions).
  *
  * Pairs are measured one at a time, in a fixed order: a shared turn counter
- * says whose pair it is, and every other thread spins reading it (a line held
- * shared, so waiting makes no traffic while the pair measures).  In a round
+ * says whose pair it is; every other thread sleeps on a futex of its own, and
+ * the reader that ends a pair wakes just the next pair's two threads, so an
+ * 80-core board simulates two busy cores at a time, and nothing else moves
+ * lines while a pair measures.  In a round
  * the writer stores a value into the test line (making it Modified in its
  * L1), then raises a flag on a line of its own; the reader sees the flag,
  * and times one load (or one atomic add) of the test line with lfence +
@@ -32,7 +34,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
@@ -58,6 +63,7 @@ struct pair {
 static struct pair *pairs;
 static int npairs, rounds, socket_cores;
 static _Atomic uint64_t turn __attribute__((aligned(64)));
+static struct gate { _Atomic uint32_t go; } __attribute__((aligned(64))) gates[MAX_THREADS];
 static struct flag { _Atomic uint64_t v; } __attribute__((aligned(64))) wflag, rflag;
 static volatile uint64_t *lines[64];	/* one test line per home, each in its own page region */
 
@@ -161,10 +167,33 @@ static inline uint64_t stamp(void)
 	return t;
 }
 
-static void wait_for(_Atomic uint64_t *v, uint64_t want)
+static void wait_for(_Atomic uint64_t *v, uint64_t want)	/* inside a pair: both threads busy */
 {
 	while (atomic_load_explicit(v, memory_order_acquire) != want)
 		_mm_pause();
+}
+
+static void futex(_Atomic uint32_t *word, int op, uint32_t val)
+{
+	syscall(SYS_futex, word, op | FUTEX_PRIVATE_FLAG, val, NULL, NULL, 0);
+}
+
+/* Sleep until `turn` is `want` (every pair's end bumps the gates of the next pair's threads). */
+static void sleep_until(struct worker *w, uint64_t want)
+{
+	for (;;) {
+		uint32_t seen = atomic_load(&gates[w->tid].go);
+
+		if (atomic_load(&turn) >= want)
+			return;
+		futex(&gates[w->tid].go, FUTEX_WAIT, seen);
+	}
+}
+
+static void open_gate(int tid)
+{
+	atomic_fetch_add(&gates[tid].go, 1);
+	futex(&gates[tid].go, FUTEX_WAKE, 1);
 }
 
 static void run(struct worker *w)
@@ -175,7 +204,7 @@ static void run(struct worker *w)
 
 		if (w->tid != pp->writer && w->tid != pp->reader)
 			continue;
-		wait_for(&turn, p);
+		sleep_until(w, p);
 		/* 3 timed kinds per round: empty, load, atomic; the flags count steps */
 		for (int k = 0; k < 3 * rounds; k++) {
 			uint64_t step = (uint64_t)p * 3 * MAX_ROUNDS + k + 1;
@@ -201,9 +230,18 @@ static void run(struct worker *w)
 				atomic_store_explicit(&rflag.v, step, memory_order_release);
 			}
 		}
-		if (w->tid == pp->reader)
+		if (w->tid == pp->reader) {
 			atomic_store_explicit(&turn, p + 1, memory_order_release);
+			if (p + 1 < npairs) {
+				open_gate(pairs[p + 1].writer);
+				open_gate(pairs[p + 1].reader);
+			} else {
+				for (int t = 0; t < nthreads; t++)
+					open_gate(t);
+			}
+		}
 	}
+	sleep_until(w, npairs);	/* the harness's barrier spins under gem5: sleep here instead */
 }
 
 static int cmp(const void *a, const void *b)
