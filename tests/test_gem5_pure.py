@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import REPO
 from vmscale_gem5 import buildinfo, configini, limits, options, stats, topology
 
 FIX = Path(__file__).parent / "fixtures" / "gem5"
@@ -370,3 +371,18 @@ def test_board_label_names_only_what_differs_from_the_default_board():
     assert gem5.board_label({"cpu": "timing", "l2_assoc": "64", "topology": "crossbar"}) == "l2_assoc=64"
     assert gem5.board_label({}) == ""
     assert gem5.board_label({"topology": "mesh", "l2_banks": "4"}) == "l2_banks=4 topology=mesh"
+
+
+def test_the_capacity_check_reads_llc_evictions_from_a_real_dump():
+    """The default board at 32 cores (a shipped refcount ROI): its one 256 KiB L2 bank evicts
+    lines L1s hold, and most L1 invalidations come from those evictions: LLC-bound."""
+    import glob
+    import gzip
+    path = sorted(glob.glob(str(REPO / "results/gem5-scaling/jobs/032c-*/m5out/stats.txt.gz")))[0]
+    s = stats.summary(stats.parse(gzip.open(path, "rt").read())[0], 1000.0)
+    assert s["llc_evictions"] == s["l2_repl"] + s["l2_repl_clean"]
+    assert 0 < s["l2_repl_l1"] <= s["llc_evictions"] and 0 < s["eviction_inv_share"] <= 1
+    row = {f"gem5.{k}": v for k, v in s.items()}
+    assert stats.capacity_bound(row) and s["llc_evictions_per_op"] >= 1
+    assert not stats.capacity_bound({"gem5.llc_evictions_per_op": 0.2, "gem5.eviction_inv_share": 0.1})
+    assert stats.capacity_bound({"gem5.llc_evictions_per_op": 0.2, "gem5.eviction_inv_share": 0.6})

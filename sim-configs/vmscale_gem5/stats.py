@@ -88,6 +88,35 @@ def _per_core(stats: dict, leaf: str) -> list:
     return [v for k, v in stats.items() if rx.fullmatch(k)]
 
 
+# A point is capacity-bound when the shared L2 (the LLC), not sharing, explains its cost:
+# - one LLC eviction or more per op: every op then refetches a line from memory, a cost of the
+#   order of a line transfer (hundreds of cycles), so capacity is a first-order term;
+# - or at least half of the L1 invalidations come from LLC evictions: the coherence traffic
+#   the model reads as sharing is then the inclusive L2 recalling copies.
+CAPACITY_EVICTIONS_PER_OP = 1.0
+CAPACITY_INV_SHARE = 0.5
+
+
+def capacity(out: dict) -> dict:
+    """LLC evictions and the share of L1 invalidations they caused (a lower bound: an eviction
+    of a line several L1s share invalidates each copy, counted here once)."""
+    if "l2_repl" not in out:
+        return {}
+    ev = out["l2_repl"] + out.get("l2_repl_clean", 0.0)
+    res = {"llc_evictions": ev}
+    inv, by_ev = out.get("l1_inv"), out.get("l2_repl_l1")
+    if inv and by_ev is not None and not math.isnan(by_ev):
+        res["eviction_inv_share"] = min(1.0, by_ev / inv)
+    return res
+
+
+def capacity_bound(row: dict) -> bool:
+    """The check `vmscale report` flags (the thresholds above)."""
+    per_op, share = row.get("gem5.llc_evictions_per_op"), row.get("gem5.eviction_inv_share")
+    return bool((per_op is not None and per_op >= CAPACITY_EVICTIONS_PER_OP) or
+                (share is not None and share >= CAPACITY_INV_SHARE))
+
+
 def summary(stats: dict, ops: float = None) -> dict:
     """The metrics vmscale reports for one dump (the ROI's, when the guest marked one).
 
@@ -132,15 +161,18 @@ def summary(stats: dict, ops: float = None) -> dict:
         # cores' working sets shows here and in l1_inv together.
         "l2_repl": _total(stats, f"{RUBY}.L2Cache_Controller.L2_Replacement"),
         "l2_repl_clean": _total(stats, f"{RUBY}.L2Cache_Controller.L2_Replacement_clean"),
+        # Evictions of lines L1s hold (shared: SS; owned: MT): each sends at least one Inv.
+        "l2_repl_l1": _sum_matching(stats, rf"{re.escape(RUBY)}\.L2Cache_Controller\.(SS|MT)\.L2_Replacement(_clean)?"),
         "l1d_demand_misses": _sum_matching(stats, rf"{re.escape(RUBY)}\.l1_controllers\d*\.L1Dcache\.m_demand_misses"),
         "l1d_demand_accesses": _sum_matching(stats, rf"{re.escape(RUBY)}\.l1_controllers\d*\.L1Dcache\.m_demand_accesses"),
         "network_avg_hops": g(f"{RUBY}.network.average_hops"),
         "network_packet_latency": g(f"{RUBY}.network.average_packet_latency"),
     }
     out = {k: v for k, v in out.items() if v is not None}
+    out.update(capacity(out))
     if ops:
         for key in ("l1_inv", "l1_fwd_getx", "l1_fwd_gets", "l1d_demand_misses", "l2_getx", "l2_repl",
-                    "l2_repl_clean", "roi_insts"):
+                    "l2_repl_clean", "llc_evictions", "roi_insts"):
             if key in out and isinstance(out[key], float) and not math.isnan(out[key]):
                 out[f"{key}_per_op"] = out[key] / ops
         if not math.isnan(out["roi_cycles"]) and cycles:
