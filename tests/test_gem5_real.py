@@ -163,3 +163,22 @@ def test_a_boot_cut_at_its_host_limit_is_saved_and_resumed(kernel_built, tmp_pat
     r = vmscale("run", "--backend", "gem5", "--cores", 1, *board, "--workload", "local", "--param", "iters=5",
                 "--out", tmp_path / "g", timeout=3600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+
+
+def test_a_shipped_point_re_made_here_gives_the_recorded_cycles(kernel_built, tmp_path):
+    """results/gem5-rerun-2c was recorded with reproducible builds: this machine's kernel and
+    image are the same bytes when its source and compiler are, and then gem5 gives the same
+    simulated ticks for every case (issue 48)."""
+    from conftest import REPO
+    from vmscale import kernel, paths
+    record = REPO / "results" / "gem5-rerun-2c"
+    run = next(p.parent for p in sorted(record.rglob("manifest.json")) if (p.parent / "results.jsonl").is_file())
+    m = json.loads((run / "manifest.json").read_text())
+    here_k = kernel.load_manifest("normal")["vmlinux_sha256"]
+    here_i = json.loads(paths.image_path().with_suffix(".json").read_text())["sha256"]
+    if (here_k, here_i) != (m["kernel"]["vmlinux_sha256"], m["image"]["sha256"]):
+        pytest.skip(f"this machine built another kernel or image ({here_k[:12]}, {here_i[:12]}) than the record's "
+                    f"({m['kernel']['vmlinux_sha256'][:12]}, {m['image']['sha256'][:12]}): another Debian source, "
+                    "compiler or package version")
+    r = vmscale("verify", record, "--rerun", "--rerun-dir", tmp_path, timeout=3 * 3600)
+    assert r.returncode == 0 and "re-made equals recorded" in r.stdout, r.stdout[-3000:] + r.stderr[-2000:]
