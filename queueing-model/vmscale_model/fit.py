@@ -1,7 +1,10 @@
 """Fit the contended-line model to measured scaling, validate on held-out points, predict.
 
-Data: rows with a core count and either cycles per operation per core (`cycles_per_op`,
-what the vmscale workloads report) or a total throughput.  Model: N cores, think time Z,
+Data: rows with a core count and a throughput: the window throughput where every row has
+one (`window_ops_per_cycle`: the ops all threads completed while all ran, per cycle of the
+machine; the harness measures it), else cores / `cycles_per_op` (the mean of each thread's own
+cycles per op, which threads that a contended line serves unfairly pull apart), or a column
+`throughput`.  Model: N cores, think time Z,
 one contended line whose service time is S(N) = fixed + per_hop * hops(law, N), solved by
 exact MVA.  Parameters come from bounded least squares on log throughput, uncertainty from
 the Jacobian's covariance; bands are percentiles of predictions over parameter samples.
@@ -69,8 +72,16 @@ def load_table(path, workload=None, variant=None, backend=None, board=None, ops_
     return out
 
 
+def _positive(v) -> bool:
+    try:
+        return float(v) > 0
+    except (TypeError, ValueError):
+        return False
+
+
 def prepare(rows: list) -> Data:
-    """Rows -> mean throughput per core count (throughput = cores / cycles_per_op)."""
+    """Rows -> mean throughput per core count: the window throughput when every row has one,
+    else cores / cycles_per_op."""
     if not rows:
         raise FitError("no rows to fit")
     cols = set(rows[0])
@@ -86,7 +97,12 @@ def prepare(rows: list) -> Data:
                        "`vmscale model study` judges each size and their slope")
     if "cores" not in cols:
         raise FitError("missing column 'cores'")
-    if "cycles_per_op" in cols:
+    if all(_positive(r.get("window_ops_per_cycle")) for r in rows):
+        def value(r):
+            return float(r["window_ops_per_cycle"])
+        unit = "ops/cycle (window)"
+        key = "window_ops_per_cycle"
+    elif "cycles_per_op" in cols:
         def value(r):
             return float(r["cores"]) / float(r["cycles_per_op"])
         unit = "ops/cycle"
