@@ -28,7 +28,10 @@ def test_a_resumed_boot_costs_the_sum_of_its_legs(tmp_path):
     d = _cpt(tmp_path, 64, [(1800.0, 2_000_000_000_000, "max host seconds"), (900.5, 3_500_000_000_000, "checkpoint")])
     p = bootcost.read(d)
     assert p == {"cores": 64, "host_seconds": 2700.5, "sim_seconds": 3.5, "instructions": 3_500_000_000,
-                 "legs": 2, "checkpoint": d.name}
+                 "legs": 2, "checkpoint": d.name, "shared_host": None}
+    # a leg that recorded another gem5 on the host marks the boot as shared
+    (d / "boot-m5out" / "host.json").write_text('{"other_gem5_start": 1, "other_gem5_end": 0}')
+    assert bootcost.read(d)["shared_host"] is True
 
 
 def test_unfinished_or_foreign_directories_are_refused(tmp_path):
@@ -82,3 +85,19 @@ def test_cli_writes_table_and_plot(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "vmscale_gem5.bootcost", str(tmp_path)], capture_output=True,
                          text=True, cwd=REPO)
     assert bad.returncode == 2 and "not a finished vmscale checkpoint" in bad.stderr
+
+
+def test_host_seconds_follow_simulated_instructions_and_cpus_on_the_shipped_boots():
+    """results/gem5-boot-cost-lapic: host time is instructions x (c0 + c1 x cores), with a far
+    better fit than a power law of the core count (the 2-core boot costs more than the 4-core)."""
+    import json
+    from conftest import REPO
+    from vmscale_gem5 import bootcost
+    boots = json.loads((REPO / "results/gem5-boot-cost-lapic/boot-cost.json").read_text())["boots"]
+    law = bootcost.fit(boots)
+    hm = law["host_model"]
+    assert hm["r2"] > 0.95 and hm["c0_ns_per_inst"] > 0 and hm["c1_ns_per_inst_per_core"] > 0
+    assert not hm["fitted_on_boots_alone"]           # these boots did not record whether they shared the host
+    assert "not recorded" in bootcost.table(boots, law)
+    boots = [dict(b, shared_host=b["cores"] == 8) for b in boots]
+    assert 8 not in bootcost.fit(boots)["host_model"]["fitted_on"]

@@ -44,7 +44,17 @@ def read(cpt: Path) -> dict:
     if causes[-1] != "checkpoint":
         raise ValueError(f"{cpt}: the boot ended with {causes[-1]!r}, not a checkpoint")
     return {"cores": int(m.group(1)), "host_seconds": round(host, 1), "sim_seconds": ticks / 1e12,
-            "instructions": insts, "legs": len(legs), "checkpoint": cpt.name}
+            "instructions": insts, "legs": len(legs), "checkpoint": cpt.name,
+            "shared_host": shared_host([leg / "host.json" for leg in legs])}
+
+
+def shared_host(files: list):
+    """Whether another gem5 ran on the host during any leg of the boot (host.json, written by
+    vmscale beside each leg's log since it records it); None where no leg recorded it."""
+    seen = [json.loads(f.read_text()) for f in files if f.is_file()]
+    if not seen:
+        return None
+    return any(h.get("other_gem5_start") or h.get("other_gem5_end") for h in seen)
 
 
 def fit(points: list, predict_at=PREDICT_AT, fit_from: int = 2) -> dict:
@@ -62,6 +72,9 @@ def fit(points: list, predict_at=PREDICT_AT, fit_from: int = 2) -> dict:
     out = {"law": "host_seconds = a * cores^b", "a": a, "b": b, "log_rms": rms,
            "fitted_on": sorted(n for n, _ in pts),
            "predicted": {str(n): a * n ** b for n in predict_at}}
+    hm = host_model(points, fit_from)
+    if hm:
+        out["host_model"] = hm
     # Simulated instructions do not depend on what else the host runs: a second, steadier law.
     ins = [(p["cores"], p["instructions"]) for p in points
            if p["cores"] >= max(2, fit_from) and p.get("instructions")]
@@ -75,12 +88,48 @@ def fit(points: list, predict_at=PREDICT_AT, fit_from: int = 2) -> dict:
     return out
 
 
+def host_model(points: list, fit_from: int = 2):
+    """host seconds = instructions x (c0 + c1 x cores): each simulated instruction costs the host
+    a constant plus a share that grows with the CPUs simulated (gem5 visits every CPU's events).
+    Host time follows the simulated boot's length, not the core count alone (the 2-core boot can
+    cost more than the 4-core one): instructions carry that.  Fitted on the boots that had the host
+    to themselves when that is known (shared_host False), else on all, and says which."""
+    pts = [p for p in points if p["cores"] >= max(1, fit_from - 1) and p.get("instructions")]
+    alone = [p for p in pts if p.get("shared_host") is False]
+    use = alone if len(alone) >= 3 else pts
+    if len(use) < 3:
+        return None
+    rows = [(p["instructions"], p["instructions"] * p["cores"], p["host_seconds"]) for p in use]
+    # least squares without an intercept, by the normal equations of two unknowns
+    saa = sum(a * a for a, _, _ in rows)
+    sab = sum(a * b for a, b, _ in rows)
+    sbb = sum(b * b for _, b, _ in rows)
+    say = sum(a * y for a, _, y in rows)
+    sby = sum(b * y for _, b, y in rows)
+    det = saa * sbb - sab * sab
+    if det <= 0:
+        return None
+    c0, c1 = (say * sbb - sby * sab) / det, (sby * saa - say * sab) / det
+    pred = [c0 * a + c1 * b for a, b, _ in rows]
+    ys = [y for _, _, y in rows]
+    mean = sum(ys) / len(ys)
+    ss_tot = sum((y - mean) ** 2 for y in ys)
+    r2 = 1 - sum((y - f) ** 2 for y, f in zip(ys, pred)) / ss_tot if ss_tot else float("nan")
+    return {"law": "host_seconds = instructions x (c0 + c1 x cores)", "c0_ns_per_inst": c0 * 1e9,
+            "c1_ns_per_inst_per_core": c1 * 1e9, "r2": r2,
+            "fitted_on": sorted(p["cores"] for p in use),
+            "fitted_on_boots_alone": use is alone,
+            "residuals_s": {str(p["cores"]): round(y - f, 1) for p, y, f in zip(use, ys, pred)}}
+
+
 def table(points: list, law: dict = None) -> str:
-    lines = ["| cores | host seconds | simulated seconds | instructions (M) | host s per simulated s | legs |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| cores | host seconds | simulated seconds | instructions (M) | host s per simulated s | legs | "
+             "host shared with another gem5 |", "|---|---|---|---|---|---|---|"]
     for p in sorted(points, key=lambda p: p["cores"]):
+        shared = {True: "yes", False: "no", None: "not recorded"}[p.get("shared_host")]
         lines.append(f"| {p['cores']} | {p['host_seconds']:,.0f} | {p['sim_seconds']:.2f} | "
-                     f"{p['instructions'] / 1e6:,.0f} | {p['host_seconds'] / p['sim_seconds']:,.0f} | {p['legs']} |")
+                     f"{p['instructions'] / 1e6:,.0f} | {p['host_seconds'] / p['sim_seconds']:,.0f} | {p['legs']} | "
+                     f"{shared} |")
     if law:
         for n, h in law["predicted"].items():
             if int(n) > max(p["cores"] for p in points):
@@ -147,6 +196,10 @@ def main(argv=None) -> int:
     print(table(points, law), end="")
     if law:
         print(f"{law['law']}: a={law['a']:.4g}, b={law['b']:.3f} (log RMS {law['log_rms']:.3f})")
+        if "host_model" in law:
+            h = law["host_model"]
+            print(f"{h['law']}: c0 {h['c0_ns_per_inst']:.1f} ns, c1 {h['c1_ns_per_inst_per_core']:.3f} ns per core, "
+                  f"R^2 {h['r2']:.3f} on {h['fitted_on']} ({'boots alone on the host' if h['fitted_on_boots_alone'] else 'all boots: sharing not recorded'})")
         if "instructions" in law:
             i = law["instructions"]
             print(f"{i['law']}: base {i['base'] / 1e6:.0f} M, {i['per_core'] / 1e6:.2f} M per core; predicted "

@@ -152,6 +152,18 @@ def _run_gem5(args: list, outdir: Path, timeout: int, label: str, ok_codes=(0,))
     return text, rc
 
 
+def _other_gem5() -> int:
+    """gem5 processes running on this host now (a boot's host time depends on them)."""
+    n = 0
+    for p in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            words = p.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        n += any(w.endswith(b"gem5.opt") or w.endswith(b"gem5.fast") for w in words[:1])
+    return n
+
+
 def checkpoint_inputs(cores: int, kernel_manifest: dict, opts) -> dict:
     """What a boot checkpoint depends on, each by content: the kernel, the image, the boot
     options of the board and the kernel command line every boot gets."""
@@ -217,7 +229,10 @@ def _make_checkpoint(cpt: Path, cores, inputs, kernel_manifest, opts, timeout, m
     print(f"gem5: booting {cores} cores to make checkpoint {cpt.name}"
           + (f", continuing from {start.name}" if start else "")
           + (f", saving at {int(limit)} host s" if limit else ""), flush=True)
+    host = {"cpus": os.cpu_count(), "loadavg_start": os.getloadavg(), "other_gem5_start": _other_gem5()}
     _, rc = _run_gem5(args, log_dir, timeout, f"boot {cores}c", ok_codes=(0, resume.EXIT_RESUME))
+    host.update(loadavg_end=os.getloadavg(), other_gem5_end=_other_gem5())
+    fileutil.atomic_write_text(log_dir / "host.json", json.dumps(host) + "\n")   # bootcost: was the host shared?
     if rc == resume.EXIT_RESUME:
         raise ResumeNeeded(f"the {cores}-core boot reached its host-time limit ({int(limit)} s) and was saved "
                            f"as {leg}", "run the same command again (a requeued Slurm job does) to continue it")
