@@ -1,0 +1,11 @@
+#!/bin/bash
+# Re-makes the 2-core record, then re-runs it: with the same kernel, image and gem5 binary the
+# simulated ticks are identical (docs/reproducibility.md).  GEM5 must be set.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=results/gem5-rerun-2c
+rm -rf "$out/run"
+.venv/bin/vmscale run --backend gem5 --cores 2 --workload refcount --kernel-variant stock,refcache \
+    --param refcount.iters=2000 --param refcount.chunk=1000 --out "$out/run"
+(cd "$out/run/m5out" && rm -f config.json && gzip -f stats.txt config.ini)
+.venv/bin/vmscale verify "$out" --rerun
