@@ -104,7 +104,7 @@ PRESETS = {
     # diassrv8 (same socket 116, one hop 341, two hops 458 cycles): see results/gem5-calibration.
     "e7-8870": {"clock": "2.4GHz", "mem_channels": 8, "l1_size": 32, "l1_assoc": 8, "l2_size": 32768,
                 "l2_assoc": 16, "l2_banks": 0, "topology": "sockets", "socket_cores": 10,
-                "link_latency": 26, "router_latency": 3, "socket_latency": 56, "socket_port_latency": 25},
+                "link_latency": 36, "router_latency": 3, "socket_latency": 56, "socket_port_latency": 25},
 }
 
 
