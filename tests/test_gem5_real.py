@@ -172,7 +172,9 @@ def test_a_shipped_point_re_made_here_gives_the_recorded_cycles(kernel_built, tm
     from conftest import REPO
     from vmscale import kernel, paths
     record = REPO / "results" / "gem5-rerun-2c"
-    run = next(p.parent for p in sorted(record.rglob("manifest.json")) if (p.parent / "results.jsonl").is_file())
+    runs = [p.parent for p in sorted(record.rglob("manifest.json")) if (p.parent / "results.jsonl").is_file()]
+    assert runs, f"{record} holds no run directory: re-make it with its make.sh"
+    run = runs[0]
     m = json.loads((run / "manifest.json").read_text())
     here_k = kernel.load_manifest("normal")["vmlinux_sha256"]
     here_i = json.loads(paths.image_path().with_suffix(".json").read_text())["sha256"]
