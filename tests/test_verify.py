@@ -45,3 +45,14 @@ def test_a_changed_figure_a_lost_dump_and_another_board_are_found(tmp_path):
 def test_verify_refuses_what_is_not_a_record(tmp_path):
     r = vmscale("verify", tmp_path / "nothing")
     assert r.returncode == 2 and "not a directory" in r.stderr
+
+
+def test_every_record_has_a_make_sh_and_a_line_in_the_results_readme():
+    import subprocess
+    readme = (REPO / "results" / "README.md").read_text()
+    for d in sorted(p for p in (REPO / "results").iterdir() if p.is_dir()):
+        assert f"`{d.name}/`" in readme, f"results/README.md does not list {d.name}/"
+        make = d / "make.sh"
+        assert make.is_file(), f"{d.name}/ has no make.sh"
+        r = subprocess.run(["bash", "-n", str(make)], capture_output=True, text=True)
+        assert r.returncode == 0, (d.name, r.stderr)
