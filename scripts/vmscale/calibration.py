@@ -102,8 +102,8 @@ def plot(pairs: list, distance: dict, path_stem: str, board: str) -> list:
     pub = published_matrix(n, distance)
     vals = [v for row in meas + pub for v in row if v is not None]
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.6), constrained_layout=True)
-    for ax, m, title in ((axes[0], meas, f"measured on {board} (ccbench, load from modified)"),
-                         (axes[1], pub, "published class latency (mctop diassrv8)")):
+    for ax, m, title in ((axes[0], meas, f"measured: {board}\n(ccbench, load from modified)"),
+                         (axes[1], pub, "published class latency\n(mctop desc/diassrv8.mct)")):
         data = [[float("nan") if v is None else v for v in row] for row in m]
         im = ax.imshow(data, vmin=min(vals), vmax=max(vals), cmap="viridis")
         for a in range(n):

@@ -133,8 +133,10 @@ def check_manifest(run_dir: Path, manifest: dict, rows: list) -> list:
         out.append(f"{run_dir.name}: no m5out/gem5.cmd: the board gem5 was given cannot be checked")
     else:
         ran = _cmd_board(shlex.split(cmd_file.read_text()))
-        if ran.changed() != board.changed() and ran.label() != board.label():
-            out.append(f"{run_dir.name}: gem5 was given board {ran.label()!r}, the manifest names {board.label()!r}")
+        differ = sorted(k for (k, a), (_, b) in zip(ran.values, board.values) if a != b)
+        if differ:
+            out.append(f"{run_dir.name}: gem5 was given board {ran.label()!r}, the manifest names {board.label()!r} "
+                       f"({', '.join(f'{k}: {ran.get(k)} vs {board.get(k)}' for k in differ)})")
     return out
 
 
