@@ -272,7 +272,9 @@ def run(*, cases, script_text, cores, workdir: Path, kernel_manifest, opts, time
     return text, {"gem5_version": build.get("version"), "gem5_build": build, "checkpoint": str(cpt),
                   "host_seconds": round(time.time() - t0, 1),
                   "gem5_cmd": (out / "gem5.cmd").read_text().split(), "gem5_banner": log.splitlines()[:1],
-                  "gem5_binary_sha256": binary_sha256(), "board": board_of(opts).label() or "default"}, dumps
+                  "gem5_binary_sha256": binary_sha256(), "board": board_of(opts).label() or "default",
+                  # every value, resolved: a named board's preset may be recalibrated later
+                  "board_values": dict(board_of(opts).values)}, dumps
 
 
 def _wait_for_hotlines(out: Path, limit: float = 600):
