@@ -386,3 +386,4 @@ def test_the_capacity_check_reads_llc_evictions_from_a_real_dump():
     assert stats.capacity_bound(row) and s["llc_evictions_per_op"] >= 1
     assert not stats.capacity_bound({"gem5.llc_evictions_per_op": 0.2, "gem5.eviction_inv_share": 0.1})
     assert stats.capacity_bound({"gem5.llc_evictions_per_op": 0.2, "gem5.eviction_inv_share": 0.6})
+    assert stats.capacity_bound({"gem5.llc_evictions_per_op": "1.5", "gem5.eviction_inv_share": ""})   # a CSV row

@@ -112,9 +112,13 @@ def capacity(out: dict) -> dict:
 
 def capacity_bound(row: dict) -> bool:
     """The check `vmscale report` flags (the thresholds above)."""
-    per_op, share = row.get("gem5.llc_evictions_per_op"), row.get("gem5.eviction_inv_share")
-    return bool((per_op is not None and per_op >= CAPACITY_EVICTIONS_PER_OP) or
-                (share is not None and share >= CAPACITY_INV_SHARE))
+    def num(key):   # rows from a table.csv hold text
+        try:
+            return float(row.get(key))
+        except (TypeError, ValueError):
+            return math.nan
+    per_op, share = num("gem5.llc_evictions_per_op"), num("gem5.eviction_inv_share")
+    return bool(per_op >= CAPACITY_EVICTIONS_PER_OP or share >= CAPACITY_INV_SHARE)
 
 
 def summary(stats: dict, ops: float = None) -> dict:
