@@ -70,9 +70,17 @@ class Graph:
 
     def check(self):
         """Every router reaches every other, link ids are unique, ports are consistent."""
-        for r in range(self.routers):
-            for s in range(self.routers):
-                self.hops(r, s)
+        adj = self.neighbours()
+        for r in range(self.routers):      # one BFS per router (not one per pair)
+            seen, q = {r}, deque([r])
+            while q:
+                for n in adj[q.popleft()]:
+                    if n not in seen:
+                        seen.add(n)
+                        q.append(n)
+            if len(seen) < self.routers:
+                missing = min(set(range(self.routers)) - seen)
+                raise ValueError(f"{self.kind}: router {missing} unreachable from {r}")
         seen = set()
         for link in self.links:
             key = (link.src, link.dst, link.src_port)
