@@ -199,3 +199,12 @@ def test_a_bad_board_is_refused_before_gem5_starts_and_writes_nothing(tmp_path):
     r = vmscale("checkpoint", "--cores", "8", "--gem5", "board=e7-8870", "--gem5", "l2_size=64",
                 env={"GEM5": os.environ.get("GEM5") or shutil.which("true")})
     assert r.returncode == 2 and "smaller than the 8 cores' L1s" in r.stderr, r.stderr
+
+
+def test_a_graph_with_a_router_nobody_reaches_is_refused():
+    from vmscale_gem5 import topology
+    g = topology.crossbar(4)
+    g.links = [l for l in g.links if l.dst != 2]      # nothing leads to router 2
+    with pytest.raises(ValueError, match="router 2 unreachable"):
+        g.check()
+    assert topology.crossbar(4).check()
