@@ -109,14 +109,15 @@ def plot(pairs: list, distance: dict, path_stem: str, board: str) -> list:
         for a in range(n):
             for b in range(n):
                 if m[a][b] is not None:
-                    ax.text(b, a, f"{m[a][b]:.0f}", ha="center", va="center", fontsize=7, color="w")
+                    light = (m[a][b] - min(vals)) / ((max(vals) - min(vals)) or 1) > 0.6
+                    ax.text(b, a, f"{m[a][b]:.0f}", ha="center", va="center", fontsize=7, color="k" if light else "w")
         ax.set_title(title, fontsize=9)
         ax.set_xlabel("reader's socket")
         ax.set_ylabel("writer's socket")
     fig.colorbar(im, ax=axes, label="cycles per line transfer", shrink=0.8)
     out = []
     for ext in ("png", "svg"):
-        fig.savefig(f"{path_stem}.{ext}", dpi=120)
+        fig.savefig(f"{path_stem}.{ext}", dpi=120, bbox_inches="tight")
         out.append(f"{path_stem}.{ext}")
     plt.close(fig)
     return out
