@@ -116,10 +116,6 @@ def role_names(role: str) -> tuple:
     return tuple(o.name for o in OPTIONS if o.role == role)
 
 
-def _fmt(v) -> str:
-    return str(v)
-
-
 @dataclass(frozen=True)
 class Board:
     name: str          # the preset ('' the unnamed base)
@@ -170,21 +166,17 @@ class Board:
         """The row label: 'board=NAME' and what differs from it (observers left out); '' for
         the unnamed base.  parse(label) gives this board back."""
         words = [f"board={self.name}"] if self.name else []
-        return " ".join(words + [f"{k}={_fmt(v)}" for k, v in sorted(self.changed((BOOT, RESTORE)))])
+        return " ".join(words + [f"{k}={str(v)}" for k, v in sorted(self.changed((BOOT, RESTORE)))])
 
     def options(self) -> dict:
         """What differs from the defaults, as strings (a manifest's gem5_options, a job's gem5)."""
         out = {"board": self.name} if self.name else {}
-        return out | {k: _fmt(v) for k, v in self.values if v != DEFAULTS[k]}
+        return out | {k: str(v) for k, v in self.values if v != DEFAULTS[k]}
 
     def boot_items(self) -> tuple:
         """The options a boot checkpoint depends on, where they differ from the defaults (so a
         new boot option with a default keeps every existing checkpoint key)."""
-        return tuple((k, _fmt(v)) for k, v in self.values if BY_NAME[k].role == BOOT and v != DEFAULTS[k])
-
-    def boot_board(self) -> "Board":
-        """This board with only its boot options (what `vmscale checkpoint` needs)."""
-        return Board.make(dict(self.boot_items()))
+        return tuple((k, str(v)) for k, v in self.values if BY_NAME[k].role == BOOT and v != DEFAULTS[k])
 
     def boot_argv(self, cores: int) -> list:
         """vmscale_fs.py arguments for the boot (with --mode checkpoint)."""
@@ -199,7 +191,7 @@ class Board:
         args = self.boot_argv(cores) + ["--cpu", self.cpu]
         for k, v in self.values:
             if BY_NAME[k].role != BOOT and k != "cpu" and v != DEFAULTS[k]:
-                args += [BY_NAME[k].flag, _fmt(v)]
+                args += [BY_NAME[k].flag, str(v)]
         return args
 
     def namespace(self, cores: int):

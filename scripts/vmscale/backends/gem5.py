@@ -166,10 +166,11 @@ def _other_gem5() -> int:
 
 def checkpoint_inputs(cores: int, kernel_manifest: dict, opts) -> dict:
     """What a boot checkpoint depends on, each by content: the kernel, the image, the boot
-    options of the board and the kernel command line every boot gets."""
+    options of the board and the kernel command line that board's boot gets (its clock sets
+    the APIC timer rate)."""
     image = json.loads(paths.image_path().with_suffix(".json").read_text())
     return {"vmlinux_sha256": kernel_manifest["vmlinux_sha256"], "image_sha256": image["sha256"],
-            "boot_argv": board_args(cores, opts), "kernel_args": options.boot_args()}
+            "boot_argv": board_args(cores, opts), "kernel_args": options.boot_args(board_of(opts).clock)}
 
 
 def checkpoint_path(cores: int, kernel_manifest: dict, opts) -> Path:
