@@ -385,15 +385,15 @@ static void read_vmstat(long long *out)
 }
 
 /* Prints `},"<prefix>_totals":{...` from the keys named <prefix>_*. */
-static void print_totals(const char *prefix, const long long *after)
+static void print_totals(FILE *o, const char *prefix, const long long *after)
 {
 	size_t n = strlen(prefix);
 	int first = 1;
 
-	printf("},\"%s_totals\":{", prefix);
+	fprintf(o, "},\"%s_totals\":{", prefix);
 	for (size_t i = 0; i < NKEYS; i++)
 		if (after[i] >= 0 && !strncmp(vmstat_keys[i], prefix, n) && vmstat_keys[i][n] == '_') {
-			printf("%s\"%s\":%lld", first ? "" : ",", vmstat_keys[i] + n + 1, after[i]);
+			fprintf(o, "%s\"%s\":%lld", first ? "" : ",", vmstat_keys[i] + n + 1, after[i]);
 			first = 0;
 		}
 }
@@ -472,23 +472,67 @@ static void *worker_main(void *arg)
  * named by it (vmscale.linenames).  Printed between markers so that the
  * host can take it from the console.
  */
+/*
+ * The lines the run script recaps (the result, the frame map) go to stdout
+ * and, when VMSCALE_RECAP names a file, are appended to it too: the script
+ * then needs no tee, grep or sed per case.  Each of those is a fork and an
+ * exec, about 2 ms of simulated time on gem5's Timing CPU with cold caches,
+ * more than a short ROI.
+ */
+static void emit(FILE *o, char **bufp, size_t *lenp)
+{
+	const char *path = getenv("VMSCALE_RECAP");
+	char *buf;
+	size_t len;
+
+	fclose(o);		/* sets *bufp and *lenp */
+	buf = *bufp;
+	len = *lenp;
+	fwrite(buf, 1, len, stdout);
+	fflush(stdout);
+	if (path && *path) {
+		int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+		if (fd < 0 || write(fd, buf, len) != (ssize_t)len)
+			die("%s: %s", path, strerror(errno));
+		close(fd);
+	}
+	free(buf);
+}
+
+static FILE *out_buffer(char **buf, size_t *len)
+{
+	FILE *o = open_memstream(buf, len);
+
+	if (!o)
+		die("out of memory");
+	return o;
+}
+
+/*
+ * What each frame holds at the ROI's end, while the workload's objects
+ * (its mm, VMAs, files) are still alive: a hot-line trace of the ROI is
+ * named by it (vmscale.linenames).  Printed between markers so that the
+ * host can take it from the console.
+ */
 static void print_physmap(void)
 {
-	static char buf[1 << 16];
+	static char chunk[1 << 16];
 	FILE *f = fopen("/proc/vmscale_physmap", "r");
-	size_t n;
+	char *buf;
+	size_t n, len;
+	FILE *o = out_buffer(&buf, &len);
 
 	if (!f) {
-		printf("VMSCALE-PHYSMAP-NONE %s\n", strerror(errno));
-		return;
+		fprintf(o, "VMSCALE-PHYSMAP-NONE %s\n", strerror(errno));
+	} else {
+		fprintf(o, "VMSCALE-PHYSMAP-BEGIN\n");
+		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+			fwrite(chunk, 1, n, o);
+		fclose(f);
+		fprintf(o, "VMSCALE-PHYSMAP-END\n");
 	}
-	printf("VMSCALE-PHYSMAP-BEGIN\n");
-	fflush(stdout);
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		fwrite(buf, 1, n, stdout);
-	fclose(f);
-	printf("VMSCALE-PHYSMAP-END\n");
-	fflush(stdout);
+	emit(o, &buf, &len);
 }
 
 static long children_minflt;	/* faults of worker processes (psearchy processes=1) */
@@ -500,6 +544,9 @@ static void print_result(long long *before, long long *after, struct rusage *ru0
 	uint64_t first_start = UINT64_MAX, last_start = 0;
 	double cpo_sum = 0;
 	int first = 1;
+	char *buf;
+	size_t len;
+	FILE *o = out_buffer(&buf, &len);
 
 	for (int i = 0; i < nthreads; i++) {
 		ops += workers[i].ops;
@@ -516,7 +563,7 @@ static void print_result(long long *before, long long *after, struct rusage *ru0
 		if (workers[i].ops)
 			cpo_sum += (double)workers[i].cycles / workers[i].ops;
 	}
-	printf("VMSCALE-RESULT {\"workload\":\"%s\",\"ok\":%s,\"errors\":%llu,"
+	fprintf(o, "VMSCALE-RESULT {\"workload\":\"%s\",\"ok\":%s,\"errors\":%llu,"
 	       "\"threads\":%d,\"online_cpus\":%d,\"m5\":\"%s\",\"ops_unit\":\"%s\","
 	       "\"ops\":%llu,\"cycles\":%llu,\"cycles_per_op\":%.1f,"
 	       "\"ops_per_mcycle\":%.3f,\"start_skew_cycles\":%llu,",
@@ -530,21 +577,21 @@ static void print_result(long long *before, long long *after, struct rusage *ru0
 		uint64_t wc = window_close > window_open ? window_close - window_open : 0;
 		uint64_t wo = wc && ops_close > ops_open ? ops_close - ops_open : 0;
 
-		printf("\"window_ops\":%llu,\"window_cycles\":%llu,\"window_ops_per_cycle\":%.6g,",
+		fprintf(o, "\"window_ops\":%llu,\"window_cycles\":%llu,\"window_ops_per_cycle\":%.6g,",
 		       (unsigned long long)wo, (unsigned long long)wc, wc ? (double)wo / wc : 0.0);
 	}
 	if (workload.extra_name)
-		printf("\"%s\":%llu,", workload.extra_name, (unsigned long long)extra);
+		fprintf(o, "\"%s\":%llu,", workload.extra_name, (unsigned long long)extra);
 	if (mmaps || munmaps)
-		printf("\"mmaps\":%llu,\"munmaps\":%llu,", (unsigned long long)mmaps, (unsigned long long)munmaps);
-	printf("\"minflt\":%ld,\"params\":{", ru1->ru_minflt - ru0->ru_minflt + children_minflt);
+		fprintf(o, "\"mmaps\":%llu,\"munmaps\":%llu,", (unsigned long long)mmaps, (unsigned long long)munmaps);
+	fprintf(o, "\"minflt\":%ld,\"params\":{", ru1->ru_minflt - ru0->ru_minflt + children_minflt);
 	for (const struct param *p = workload.params; p && p->name; p++, first = 0)
-		printf("%s\"%s\":\"%s\"", first ? "" : ",", p->name, param_str(p->name));
-	printf("},\"vmstat\":{");
+		fprintf(o, "%s\"%s\":\"%s\"", first ? "" : ",", p->name, param_str(p->name));
+	fprintf(o, "},\"vmstat\":{");
 	first = 1;
 	for (size_t i = 0; i < NKEYS; i++)
 		if (before[i] >= 0 && after[i] >= 0) {
-			printf("%s\"%s\":%lld", first ? "" : ",", vmstat_keys[i],
+			fprintf(o, "%s\"%s\":%lld", first ? "" : ",", vmstat_keys[i],
 			       after[i] - before[i]);
 			first = 0;
 		}
@@ -552,16 +599,16 @@ static void print_result(long long *before, long long *after, struct rusage *ru0
 	 * Running totals: at quiescence Refcache's queued == freed + revived, and the
 	 * RadixVM region's allocated == freed for every object kind (nothing leaked).
 	 */
-	print_totals("refcache", after);
-	print_totals("radix", after);
+	print_totals(o, "refcache", after);
+	print_totals(o, "radix", after);
 	/* PARSEC at rest: queued == 0, rcu_done == rcu_fallback; its benchmark: allocated == freed + live */
-	print_totals("parsec", after);
-	print_totals("parsecbench", after);
-	printf("},\"thread_cycles\":[");
+	print_totals(o, "parsec", after);
+	print_totals(o, "parsecbench", after);
+	fprintf(o, "},\"thread_cycles\":[");
 	for (int i = 0; i < nthreads; i++)
-		printf("%s%llu", i ? "," : "", (unsigned long long)workers[i].cycles);
-	printf("]}\n");
-	fflush(stdout);
+		fprintf(o, "%s%llu", i ? "," : "", (unsigned long long)workers[i].cycles);
+	fprintf(o, "]}\n");
+	emit(o, &buf, &len);
 }
 
 int main(int argc, char **argv)

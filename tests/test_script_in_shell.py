@@ -6,6 +6,11 @@ import subprocess
 from vmscale import console, guest_script, image
 
 
+# What a fake workload starts with: the harness's way of reporting, each line to stdout and,
+# when the run script names a recap file ($VMSCALE_RECAP), appended to it.
+FAKE = '#!/bin/sh\nout() { echo "$1"; [ -z "$VMSCALE_RECAP" ] || echo "$1" >> "$VMSCALE_RECAP"; }\n'
+
+
 def _in_tmp(text, tmp_path, prog):
     """The script with its guest paths moved under tmp_path."""
     return (text.replace("/proc/sys", str(tmp_path / "proc/sys")).replace("/bin/local", str(prog))
@@ -19,7 +24,7 @@ def test_script_runs_in_sh_and_parses(tmp_path):
     (sysdir / "vmscale_fault").write_text("stock\n")
     prog = tmp_path / "bin/local"
     prog.parent.mkdir()
-    prog.write_text('#!/bin/sh\necho "VMSCALE-RESULT {\\"ok\\":true,\\"errors\\":0,\\"args\\":\\"$*\\"}"\n')
+    prog.write_text(FAKE + 'out "VMSCALE-RESULT {\\"ok\\":true,\\"errors\\":0,\\"args\\":\\"$*\\"}"\n')
     prog.chmod(0o755)
     cases = [guest_script.Case(1, "local", "rwlock", {"threads": 2}, {"vm/vmscale_fault": "rwlock"}),
              guest_script.Case(2, "local", "bogus", {"threads": 2}, {"vm/nonexistent": "x"})]
@@ -38,7 +43,7 @@ def test_upstream_values_pass_on_a_kernel_without_the_switch(tmp_path):
     (tmp_path / "proc/sys/vm").mkdir(parents=True)
     prog = tmp_path / "bin/local"
     prog.parent.mkdir()
-    prog.write_text('#!/bin/sh\necho "VMSCALE-RESULT {\\"ok\\":true,\\"errors\\":0}"\n')
+    prog.write_text(FAKE + 'out "VMSCALE-RESULT {\\"ok\\":true,\\"errors\\":0}"\n')
     prog.chmod(0o755)
     cases = [guest_script.Case(1, "local", "stock", {}, {"vm/vmscale_lazy_mm": "atomic"}),
              guest_script.Case(2, "local", "refcache", {}, {"vm/vmscale_lazy_mm": "refcache"})]
@@ -56,7 +61,7 @@ def test_kernel_messages_inside_marker_lines_are_repaired_from_the_recap(tmp_pat
     (tmp_path / "proc/sys/kernel/printk").write_text("7\t4\t1\t7\n")
     prog = tmp_path / "bin/local"
     prog.parent.mkdir()
-    prog.write_text('#!/bin/sh\necho "VMSCALE-RESULT {\\"ok\\":true,\\"errors\\":0,\\"ops\\":$#}"\nexit 3\n')
+    prog.write_text(FAKE + 'out "VMSCALE-RESULT {\\"ok\\":true,\\"errors\\":0,\\"ops\\":$#}"\nexit 3\n')
     prog.chmod(0o755)
     cases = [guest_script.Case(1, "local", "stock", {"a": 1}),
              guest_script.Case(2, "local", "stock", {"a": 1, "b": 2})]
@@ -110,9 +115,9 @@ def test_a_frame_map_garbled_live_is_read_whole_from_the_recap(tmp_path):
     from vmscale import physmap
     prog = tmp_path / "bin/local"
     prog.parent.mkdir()
-    prog.write_text('#!/bin/sh\necho VMSCALE-PHYSMAP-BEGIN\n'
-                    'i=0; while [ $i -lt 40 ]; do printf "frames %x 1 anon 0 - 0\\n" $((4096 + i)); i=$((i + 1)); done\n'
-                    'echo VMSCALE-PHYSMAP-END\necho "VMSCALE-RESULT {\\"ok\\":true,\\"errors\\":0}"\n')
+    prog.write_text(FAKE + 'out VMSCALE-PHYSMAP-BEGIN\n'
+                    'i=0; while [ $i -lt 40 ]; do out "$(printf "frames %x 1 anon 0 - 0" $((4096 + i)))"; i=$((i + 1)); done\n'
+                    'out VMSCALE-PHYSMAP-END\nout "VMSCALE-RESULT {\\"ok\\":true,\\"errors\\":0}"\n')
     prog.chmod(0o755)
     cases = [guest_script.Case(1, "local", "stock", {"physmap": 1}),
              guest_script.Case(2, "local", "rcu", {"physmap": 1})]
@@ -144,7 +149,7 @@ def test_the_interrupt_summary_counts_the_cpus_that_took_each_ipi(tmp_path):
         " ERR:          0\n")
     prog = tmp_path / "bin/local"
     prog.parent.mkdir()
-    prog.write_text('#!/bin/sh\necho "VMSCALE-RESULT {\\"ok\\":true,\\"errors\\":0}"\n')
+    prog.write_text(FAKE + 'out "VMSCALE-RESULT {\\"ok\\":true,\\"errors\\":0}"\n')
     prog.chmod(0o755)
     text = _in_tmp(guest_script.render([guest_script.Case(1, "local", "stock")]), tmp_path, prog)
     out = subprocess.run(["sh", "-c", text.replace("/proc/interrupts", str(irq))],
@@ -162,8 +167,8 @@ def test_workloads_start_with_a_full_size_descriptor_table(tmp_path):
     open files; a shell without multi-digit descriptors (dash) runs the script all the same."""
     prog = tmp_path / "bin/local"
     prog.parent.mkdir()
-    prog.write_text('#!/bin/sh\nfd=$(grep FDSize /proc/self/status | tr -dc 0-9)\n'
-                    'echo "VMSCALE-RESULT {\\"ok\\":true,\\"errors\\":0,\\"fdsize\\":$fd}"\n')
+    prog.write_text(FAKE + 'fd=$(grep FDSize /proc/self/status | tr -dc 0-9)\n'
+                    'out "VMSCALE-RESULT {\\"ok\\":true,\\"errors\\":0,\\"fdsize\\":$fd}"\n')
     prog.chmod(0o755)
     text = _in_tmp(guest_script.render([guest_script.Case(1, "local", "stock")]), tmp_path, prog)
     busybox = str(image.find_busybox())
@@ -173,3 +178,53 @@ def test_workloads_start_with_a_full_size_descriptor_table(tmp_path):
         out = subprocess.run(["dash", "-c", text], capture_output=True, text=True).stdout
         con = console.parse(out)
         assert con.cases[1].result["fdsize"] == 64 and con.script_ended
+
+
+def test_the_real_harness_reports_to_the_recap_itself(tmp_path, workloads_built):
+    """The harness appends its result line to the file the script names ($VMSCALE_RECAP): a
+    result garbled live is read whole from the recap, with no tee or grep in the case."""
+    prog = workloads_built / "local"
+    cases = [guest_script.Case(1, "local", "stock", {"threads": 1, "iters": 3}),
+             guest_script.Case(2, "local", "stock", {"threads": 1, "iters": 4})]
+    out = subprocess.run(["sh", "-c", _in_tmp(guest_script.render(cases), tmp_path, prog)],
+                         capture_output=True, text=True).stdout
+    live, recap = out.split("VMSCALE-RECAP-BEGIN")
+    assert live.count("VMSCALE-RESULT ") == 2 and recap.count("VMSCALE-RESULT ") == 2
+    garbled = live.replace('VMSCALE-RESULT {"workload":"local","ok":tr', 'VMSCALE-RESULT {"workload":"local","ok":t'
+                           "[  3.1] rcu: stall\n", 1)
+    assert console.parse(garbled).cases[1].result is None
+    con = console.parse(garbled + "VMSCALE-RECAP-BEGIN" + recap)
+    assert con.cases[1].recovered == ["result"] and con.cases[1].result["ok"]
+    assert [con.cases[i].result["params"]["iters"] for i in (1, 2)] == ["3", "4"]
+
+
+def test_a_case_runs_no_process_but_its_workload(tmp_path):
+    """Under gem5 every process a case starts costs ~2 ms of simulated time (a fork, an exec,
+    cold caches: a 2-core run spent 0.03 s per case and 0.04 s after the last, most of its host
+    time, in the script's own cat, tee, grep and sed).  Every command the script may run through
+    PATH is a wrapper that logs it: a run of 4 cases runs exactly what a run of 1 case runs."""
+    bindir = tmp_path / "path"
+    bindir.mkdir()
+    log = tmp_path / "execs.log"
+    for name in ("cat", "tee", "grep", "sed", "awk", "nproc", "uname", "m5", "stty", "timeout", "sleep",
+                 "rm", "mkdir", "tr", "head", "tail", "wc", "cut", "env", "printf", "test", "expr"):
+        real = shutil.which(name) or "/bin/false"
+        (bindir / name).write_text(f'#!/bin/sh\necho {name} >> {log}\nexec {real} "$@"\n')
+        (bindir / name).chmod(0o755)
+    prog = tmp_path / "bin/local"
+    prog.parent.mkdir()
+    prog.write_text(FAKE + 'out "VMSCALE-RESULT {\\"ok\\":true,\\"errors\\":0}"\n')
+    prog.chmod(0o755)
+    (tmp_path / "proc/sys/vm").mkdir(parents=True)
+    (tmp_path / "proc/sys/vm/vmscale_fault").write_text("stock\n")
+    runs = {}
+    for n in (1, 4):
+        cases = [guest_script.Case(i, "local", "stock", {"iters": 2}, {"vm/vmscale_fault": "rwlock"})
+                 for i in range(1, n + 1)]
+        log.write_text("")
+        out = subprocess.run([shutil.which("sh"), "-c", _in_tmp(guest_script.render(cases), tmp_path, prog)],
+                             capture_output=True, text=True, env={"PATH": str(bindir), "HOME": str(tmp_path)}).stdout
+        con = console.parse(out)
+        assert all(con.cases[i].rc == 0 and con.cases[i].result["ok"] for i in range(1, n + 1)), out
+        runs[n] = sorted(log.read_text().split())
+    assert runs[4] == runs[1], runs

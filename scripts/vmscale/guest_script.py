@@ -7,6 +7,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from vmscale.variants import upstream
+from vmscale.workloads import SCRIPTS
 
 
 @dataclass
@@ -52,12 +53,16 @@ def render(cases: list) -> str:
              # busybox sh takes multi-digit descriptors; a shell that does not skips this.)
              f"(eval 'exec {FD_RESERVE}</dev/null') 2>/dev/null && eval 'exec {FD_RESERVE}</dev/null'",
              'say() { echo "$2"; echo "$2" >> "$d/$1"; }',
-             'say 0-head "VMSCALE-SCRIPT-BEGIN cpus=$(nproc) kernel=$(uname -r)"',
+             # Files are read with the shell's own `read`, not $(cat ...): under gem5 each
+             # command substitution is a fork and an exec, ~2 ms of simulated time apiece.
+             'get() { v=-; [ -r "$1" ] && read -r v < "$1"; }',
+             'get /proc/sys/kernel/osrelease',
+             'say 0-head "VMSCALE-SCRIPT-BEGIN cpus=$(nproc) kernel=$v"',
              # The detector timeouts the kernel actually took (watchdogs.py chose them).
-             'wd() { [ -r "$1" ] && cat "$1" || echo -; }',
-             'say 0-head "VMSCALE-WATCHDOG rcu_cpu_stall_timeout=$(wd /sys/module/rcupdate/parameters/rcu_cpu_stall_timeout)'
-             ' watchdog_thresh=$(wd /proc/sys/kernel/watchdog_thresh)'
-             ' hung_task_timeout_secs=$(wd /proc/sys/kernel/hung_task_timeout_secs)"']
+             'get /sys/module/rcupdate/parameters/rcu_cpu_stall_timeout; w="rcu_cpu_stall_timeout=$v"',
+             'get /proc/sys/kernel/watchdog_thresh; w="$w watchdog_thresh=$v"',
+             'get /proc/sys/kernel/hung_task_timeout_secs; w="$w hung_task_timeout_secs=$v"',
+             'say 0-head "VMSCALE-WATCHDOG $w"']
     for c in cases:
         n = c.case_id
         lines.append(f"say {n} 'VMSCALE-CASE-BEGIN {n} {c.variant} {c.workload}'")
@@ -68,16 +73,18 @@ def render(cases: list) -> str:
             missing = "" if upstream(path, value) else " else rc=98;"
             lines.append(f"if [ -w /proc/sys/{path} ]; then echo {shlex.quote(value)} > /proc/sys/{path} || rc=97;"
                          f"{missing} fi")
-            lines.append(f"[ -r /proc/sys/{path} ] && say {n} \"VMSCALE-SYSCTL {path}=$(cat /proc/sys/{path})\"")
-        # stdout goes through tee so the result line can be recapped; stderr stays direct.
+            lines.append(f"[ -r /proc/sys/{path} ] && read -r v < /proc/sys/{path} && say {n} \"VMSCALE-SYSCTL {path}=$v\"")
         argv = " ".join(shlex.quote(a) for a in c.argv())
-        lines.append(f"if [ $rc = 0 ]; then {{ {argv}; echo $? > $d/rc-{n}; }} | tee $d/out-{n};"
-                     f" rc=$(cat $d/rc-{n} 2>/dev/null || echo 99);"
-                     f" grep 'VMSCALE-RESULT ' $d/out-{n} >> $d/{n};"
-                     # The frame map (physmap=1) is recapped too: 28 KB of live console is
-                     # where a kernel message is likeliest to land (vmscale.physmap keeps
-                     # the cleaner copy).
-                     f" sed -n '/^VMSCALE-PHYSMAP-BEGIN$/,/^VMSCALE-PHYSMAP-END$/p' $d/out-{n} >> $d/{n}; fi")
+        if c.workload in SCRIPTS:
+            # A guest script's stdout goes through tee so that its result line can be recapped.
+            lines.append(f"if [ $rc = 0 ]; then {{ {argv}; echo $? > $d/rc-{n}; }} | tee $d/out-{n};"
+                         f" rc=$(cat $d/rc-{n} 2>/dev/null || echo 99);"
+                         f" grep 'VMSCALE-RESULT ' $d/out-{n} >> $d/{n}; fi")
+        else:
+            # The harness appends its result line and frame map (physmap=1: 28 KB of live
+            # console, where a kernel message is likeliest to land; vmscale.physmap keeps the
+            # cleaner copy) to $VMSCALE_RECAP itself: the case's only process is the workload.
+            lines.append(f"if [ $rc = 0 ]; then VMSCALE_RECAP=$d/{n} {argv}; rc=$?; fi")
         lines.append(f"say {n} \"VMSCALE-CASE-END {n} rc=$rc\"")
     # Which CPUs took which interrupts over the boot and run: for each /proc/interrupts row named
     # in IRQ_ROWS, the CPUs with a non-zero count and the total.  Local timer, rescheduling,
@@ -91,7 +98,7 @@ def render(cases: list) -> str:
               'say 0-tail "VMSCALE-INTERRUPTS $(irqsum)"']
     # Quieten the console to emergencies for the recap, then restore the user's level.
     lines += ["echo VMSCALE-RECAP-BEGIN",
-              "p=$(cat /proc/sys/kernel/printk 2>/dev/null) && echo 1 > /proc/sys/kernel/printk",
+              "p=; [ -r /proc/sys/kernel/printk ] && read -r p < /proc/sys/kernel/printk && echo 1 > /proc/sys/kernel/printk",
               "cat $d/0-head " + " ".join(f"$d/{c.case_id}" for c in cases) + " $d/0-tail 2>/dev/null",
               '[ -n "$p" ] && echo "$p" > /proc/sys/kernel/printk',
               "echo VMSCALE-RECAP-END",
