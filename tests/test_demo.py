@@ -21,7 +21,8 @@ def test_demo_on_the_native_backend_writes_what_it_promises(workloads_built, tmp
     # the model stage: the shipped cycle-level curves, judged where they were not fitted
     study = json.loads((out / "model" / "gem5-scaling" / "study.json").read_text())
     judged = [k for k, v in study.items() if "skipped" not in v]
-    assert judged and all(len(study[k]["model"].get("error", [])) == len(study[k]["held_cores"])
-                          for k in judged if "skipped" not in study[k]["model"])
+    assert judged and all(len(m["error"]) == len(study[k]["held_cores"])
+                          for k in judged for m in study[k]["methods"].values() if "skipped" not in m)
+    assert all({"line", "usl", "counters"} <= set(study[k]["methods"]) for k in judged)
     assert (out / "model" / "gem5-scaling" / "report" / "report.md").is_file()
     assert "== done" in r.stdout

@@ -17,8 +17,8 @@ def test_model_stage_fits_and_judges_the_shipped_gem5_curves(tmp_path, capsys):
         for key, r in judged.items():
             # fitted on <= train_max cores, judged above: every method has an error at every held-out count
             assert r["train_cores"] and max(r["train_cores"]) <= train_max < min(r["held_cores"]), key
-            for method in ("model", "usl"):
-                assert len(r[method]["error"]) == len(r["held_cores"]), (key, method)
+            for method in ("line", "usl"):
+                assert len(r["methods"][method]["error"]) == len(r["held_cores"]), (key, method)
         assert (out / "report" / "report.md").is_file(), name
     assert (tmp_path / "model" / "gem5-scaling" / "report" / "twin-fault.png").is_file()   # Bonsai 16-17 beside ours
     printed = capsys.readouterr().out

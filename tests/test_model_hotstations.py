@@ -76,7 +76,7 @@ def test_cli_judges_the_hot_line_model_on_a_real_curve(tmp_path):
     p1 = next(p for p in res["points"] if p["cores"] == 1)
     assert p1["hot_lines"] == pytest.approx(p1["measured"]) and p1["hot_lines_error"] == pytest.approx(0, abs=1e-9)
     held = [p for p in res["points"] if p["held_out"]]
-    assert [p["cores"] for p in held] == [32, 64] and all(math.isfinite(p["model_error"]) for p in held)
+    assert [p["cores"] for p in held] == [32, 64] and all(math.isfinite(p["line_error"]) for p in held)
     assert "bench_atomic" in r.stdout and "held out" in r.stdout
     r = vmscale("model", "stations", "results/gem5-scaling/table.csv", tmp_path / "hotlines.csv", "--workload",
                 "refcount", "--variant", "percpu-ref", "--ops-per-thread", "2000")

@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 
 from conftest import vmscale
-from vmscale_model import study
+from vmscale_model import methods, study
 
 CORES = [1, 2, 4, 8, 16, 32, 64]
 
 
 def _rows(think, service, cores=CORES, variant="stock", counters=True, transfers=1.0):
     """Rows as a gem5 sweep writes them, with throughput from exact MVA (cycles/op per thread)."""
-    x = study.mva_predict(think, service, cores)
+    x = methods.mva_predict(think, service, cores)
     rows = []
     for n, xn in zip(cores, x):
         r = {"workload": "refcount", "kernel_variant": variant, "backend": "gem5", "cores": str(n), "ok": "True",
@@ -32,41 +32,41 @@ def _rows(think, service, cores=CORES, variant="stock", counters=True, transfers
 def test_a_contended_line_curve_is_predicted_where_it_was_not_fitted():
     r = study.judge(_rows(2000.0, 150.0), train_max=16)
     assert r["train_cores"] == [1, 2, 4, 8, 16] and r["held_cores"] == [32, 64]
-    assert r["model"]["think"] == pytest.approx(2000, rel=0.02)
-    assert r["model"]["service"] == pytest.approx(150, rel=0.02)
-    assert max(abs(e) for e in r["model"]["error"]) < 0.02
+    assert r["methods"]["line"]["params"]["think"] == pytest.approx(2000, rel=0.02)
+    assert r["methods"]["line"]["params"]["service"] == pytest.approx(150, rel=0.02)
+    assert max(abs(e) for e in r["methods"]["line"]["error"]) < 0.02
     # the USL fitted to the same five points misses the 1/S ceiling it never saw
-    assert max(abs(e) for e in r["usl"]["error"]) > max(abs(e) for e in r["model"]["error"])
-    mm = r["measured_model"]
-    assert mm["at_cores"] == 2 and mm["transfers_per_op"] == pytest.approx(1.0)
-    assert mm["service"] == pytest.approx(150)
+    assert max(abs(e) for e in r["methods"]["usl"]["error"]) > max(abs(e) for e in r["methods"]["line"]["error"])
+    mm = r["methods"]["counters"]
+    assert mm["params"]["at_cores"] == 2 and mm["params"]["transfers_per_op"] == pytest.approx(1.0)
+    assert mm["params"]["service"] == pytest.approx(150)
     # the 1-core point is Z + S in the model: Z is what is left of it once S is measured
-    assert mm["think"] == pytest.approx(2000)
+    assert mm["params"]["think"] == pytest.approx(2000)
     assert max(abs(e) for e in mm["error"]) < 1e-6
 
 
 def test_counters_scale_the_measured_service():
     # twice the transfers per op at half the latency: the same demand, the same prediction
-    a = study.judge(_rows(2000.0, 150.0, transfers=1.0), 16)["measured_model"]
-    b = study.judge(_rows(2000.0, 150.0, transfers=2.0), 16)["measured_model"]
-    assert a["service"] == pytest.approx(b["service"]) and a["predicted"] == pytest.approx(b["predicted"])
+    a = study.judge(_rows(2000.0, 150.0, transfers=1.0), 16)["methods"]["counters"]
+    b = study.judge(_rows(2000.0, 150.0, transfers=2.0), 16)["methods"]["counters"]
+    assert a["params"]["service"] == pytest.approx(b["params"]["service"]) and a["predicted"] == pytest.approx(b["predicted"])
 
 
 def test_what_cannot_be_judged_says_why():
     rows = _rows(2000.0, 150.0, counters=False) + _rows(500.0, 1.0, cores=[1, 2, 4], variant="refcache")
     result = study.study(rows, train_max=16)
-    assert "not a gem5 table" in result["refcount/stock/gem5"]["measured_model"]["skipped"]
+    assert "not a gem5 table" in result["refcount/stock/gem5"]["methods"]["counters"]["skipped"]
     assert result["refcount/refcache/gem5"] == {"skipped": "3 core counts (a curve needs 5)"}
     short = study.judge(_rows(2000.0, 150.0, cores=[1, 2, 4, 8, 16]), train_max=16)
     assert short["skipped"] == "no core count above 16 to check the fit on"
     no_one = study.judge(_rows(2000.0, 150.0, cores=[2, 4, 8, 16, 32, 64]), train_max=16)
-    assert "no 1-core point" in no_one["measured_model"]["skipped"]
+    assert "no 1-core point" in no_one["methods"]["counters"]["skipped"]
     # a measured demand above the whole 1-core cost leaves no think time: said, not fitted around
     big_rows = _rows(100.0, 150.0)
     for r in big_rows:
         if r["cores"] != "1":
             r["gem5.ruby_miss_latency_mean"] = "5000"
-    assert "no think time left" in study.judge(big_rows, 16)["measured_model"]["skipped"]
+    assert "no think time left" in study.judge(big_rows, 16)["methods"]["counters"]["skipped"]
     failed = _rows(2000.0, 150.0)
     failed[-1]["ok"] = "False"
     assert study.judge([r for r in failed if r["ok"] == "True"], 16)["held_cores"] == [32]
@@ -86,17 +86,17 @@ def test_cli_writes_the_study_table_and_figures(tmp_path):
     assert set(data) == {"refcount/stock/gem5", "refcount/percpu-ref/gem5"}
     assert (tmp_path / "s/refcount-stock-gem5.png").stat().st_size > 10_000
     # a near-linear curve: the model puts the ceiling far away and predicts the held-out points
-    assert max(abs(e) for e in data["refcount/percpu-ref/gem5"]["model"]["error"]) < 0.02
+    assert max(abs(e) for e in data["refcount/percpu-ref/gem5"]["methods"]["line"]["error"]) < 0.02
     bad = vmscale("model", "study", tmp_path / "missing.csv")
     assert bad.returncode == 2 and "no such file" in bad.stderr
-    assert np.isfinite(data["refcount/stock/gem5"]["usl"]["sigma"])
+    assert np.isfinite(data["refcount/stock/gem5"]["methods"]["usl"]["params"]["sigma"])
 
 
 def test_the_one_core_point_can_be_left_out_of_the_fit():
     r = study.judge(_rows(2000.0, 150.0), train_max=16, train_min=2)
     assert r["train_cores"] == [2, 4, 8, 16] and r["held_cores"] == [32, 64]
-    assert r["model"]["service"] == pytest.approx(150, rel=0.02)
-    assert r["measured_model"]["think"] == pytest.approx(2000)   # still from the 1-core point
+    assert r["methods"]["line"]["params"]["service"] == pytest.approx(150, rel=0.02)
+    assert r["methods"]["counters"]["params"]["think"] == pytest.approx(2000)   # still from the 1-core point
 
 
 def _sized(think, service, k, fixed_per_core, cores=CORES):
@@ -120,13 +120,13 @@ def test_two_roi_sizes_give_the_steady_cost_free_of_the_rois_fixed_part():
     assert set(result) == {"refcount/stock/gem5/ops=2000", "refcount/stock/gem5/ops=4000",
                            "refcount/stock/gem5/slope"}
     slope = result["refcount/stock/gem5/slope"]
-    assert slope["model"]["service"] == pytest.approx(150, rel=0.01)
-    assert max(abs(e) for e in slope["model"]["error"]) < 0.01
+    assert slope["methods"]["line"]["params"]["service"] == pytest.approx(150, rel=0.01)
+    assert max(abs(e) for e in slope["methods"]["line"]["error"]) < 0.01
     assert slope["roi_fixed_cycles"][8] == pytest.approx(20000.0 * 8)
-    assert abs(result["refcount/stock/gem5/ops=2000"]["model"]["service"] - 150) > 5
+    assert abs(result["refcount/stock/gem5/ops=2000"]["methods"]["line"]["params"]["service"] - 150) > 5
     # transfers per op from the totals' slope: the 7 per thread outside the steady state drop out
-    assert slope["measured_model"]["transfers_per_op"] == pytest.approx(1.0)
-    assert max(abs(e) for e in slope["measured_model"]["error"]) < 1e-6
+    assert slope["methods"]["counters"]["params"]["transfers_per_op"] == pytest.approx(1.0)
+    assert max(abs(e) for e in slope["methods"]["counters"]["error"]) < 1e-6
 
 
 def test_a_slope_needs_two_sizes_at_each_core_count_and_growth():
@@ -142,8 +142,8 @@ def test_a_slope_needs_two_sizes_at_each_core_count_and_growth():
 def test_points_from_different_gem5_boards_are_separate_curves():
     rows = _rows(2000.0, 150.0) + [dict(r, **{"gem5.board": "l2_assoc=64"}) for r in _rows(2000.0, 100.0)]
     result = study.study(rows, train_max=16)
-    assert result["refcount/stock/gem5"]["model"]["service"] == pytest.approx(150, rel=0.02)
-    assert result["refcount/stock/gem5[l2_assoc=64]"]["model"]["service"] == pytest.approx(100, rel=0.02)
+    assert result["refcount/stock/gem5"]["methods"]["line"]["params"]["service"] == pytest.approx(150, rel=0.02)
+    assert result["refcount/stock/gem5[l2_assoc=64]"]["methods"]["line"]["params"]["service"] == pytest.approx(100, rel=0.02)
 
 
 def test_the_fits_band_holds_points_from_its_own_law_and_not_a_slower_one():
@@ -152,10 +152,60 @@ def test_the_fits_band_holds_points_from_its_own_law_and_not_a_slower_one():
         n = int(r["cores"])
         r["cycles_per_op"] = str(float(r["cycles_per_op"]) * (1 + 0.01 * (-1) ** n))
     r = study.judge(rows, 16)
-    band = r["model"]["band"]
-    assert all(lo <= p <= hi for lo, p, hi in zip(band["low"], r["model"]["predicted"], band["high"]))
+    band = r["methods"]["line"]["band"]
+    assert all(lo <= p <= hi for lo, p, hi in zip(band["low"], r["methods"]["line"]["predicted"], band["high"]))
     assert band["inside"] == [True, True]
     # the same fit judged against a curve that is 30% slower at 32 and 64 cores: outside
     slow = [dict(x, cycles_per_op=str(float(x["cycles_per_op"]) * (1.3 if int(x["cores"]) > 16 else 1))) for x in rows]
-    assert study.judge(slow, 16)["model"]["band"]["inside"] == [False, False]
+    assert study.judge(slow, 16)["methods"]["line"]["band"]["inside"] == [False, False]
     assert "(in band: no, no)" in study.table({"k": study.judge(slow, 16)})
+
+
+class _Halved:
+    """A method that is not one of the built-in ones: it predicts half of what the free fit does.
+    The study takes any object with the interface (name, label, fit -> Model, describe)."""
+    name, label = "halved", "half the fitted model"
+
+    def fit(self, rows):
+        m = methods.Line().fit(rows)
+        return methods.Model(self.name, m.params, lambda c: methods.Prediction(m.predict(c).throughput / 2))
+
+    @staticmethod
+    def describe(p):
+        return "half"
+
+
+def test_every_method_is_judged_through_one_interface():
+    rows = _rows(2000.0, 150.0)
+    for m in methods.default() + [_Halved()]:
+        model = m.fit([r for r in rows if int(r["cores"]) <= 16])
+        p = model.predict([1, 32, 4096])
+        assert p.throughput.shape == (3,) and np.all(p.throughput > 0), m.name
+        assert m.describe(model.params)
+    r = study.judge(rows, 16, methods=methods.default() + [_Halved()])
+    assert list(r["methods"]) == ["line", "usl", "counters", "halved"]
+    assert r["methods"]["halved"]["error"] == pytest.approx([-0.5, -0.5], abs=0.02)
+    # each method's curve to 4x the data, and where it puts the peak beside the measured one
+    assert r["methods"]["line"]["curve"]["cores"][-1] == 256 and "low" in r["methods"]["line"]["curve"]
+    assert r["peak_cores"] == 64 and r["methods"]["line"]["peak_cores"] == 64
+    # a method that cannot model the rows says why, and the rest are judged all the same
+    bare = _rows(2000.0, 150.0, counters=False)
+    r = study.judge(bare, 16)
+    assert "skipped" in r["methods"]["counters"] and "error" in r["methods"]["line"]
+
+
+def test_a_case_traced_for_hot_lines_is_judged_by_the_hot_line_model_too():
+    """Stations from a hotlines.csv of the case (one line: 1 visit per op x 150 cycles) give the
+    curve they were traced from: the study adds the method where the trace names the case."""
+    rows = _rows(2000.0, 150.0)
+    trace = [{"workload": "refcount", "kernel_variant": "stock", "cores": "4", "rank": "1", "name": "bench_atomic",
+              "kind": "data", "getx_per_op": "1.0", "gets_per_op": "0", "handoff_cycles": "150",
+              "mean_latency_cycles": "400"},
+             {"workload": "refcount", "kernel_variant": "stock", "cores": "4", "rank": "", "name": "rest",
+              "kind": "", "getx_per_op": "0.1", "gets_per_op": "0", "handoff_cycles": "", "mean_latency_cycles": "90"}]
+    result = study.study(rows + _rows(300.0, 0.001, variant="percpu-ref"), 16, hotlines=trace)
+    hot = result["refcount/stock/gem5"]["methods"]["hotlines"]
+    assert hot["params"]["stations"] == 1 and hot["params"]["at_cores"] == 4
+    assert max(abs(e) for e in hot["error"]) < 1e-6
+    assert "hotlines" not in result["refcount/percpu-ref/gem5"]["methods"]
+    assert "one queue per traced hot line" in study.table(result)

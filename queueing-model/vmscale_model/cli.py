@@ -41,9 +41,22 @@ def _fit(a):
     return 0
 
 
+def _hotline_rows(path) -> list:
+    import csv
+    try:
+        rows = list(csv.DictReader(open(path, newline="")))
+    except OSError as e:
+        raise ValueError(f"{path}: {e.strerror}") from e
+    if rows and not {"workload", "kernel_variant", "cores", "rank"} <= set(rows[0]):
+        raise ValueError(f"{path}: not a hotlines.csv (`vmscale hotlines RUN_DIR` writes one)")
+    return rows
+
+
 def _study(a):
     from vmscale_model import outputs, study
-    result = study.study_table(a.table, a.train_max, a.min_points, train_min=a.train_min, workload=a.workload)
+    hot = _hotline_rows(a.hotlines) if a.hotlines else None
+    result = study.study_table(a.table, a.train_max, a.min_points, train_min=a.train_min, workload=a.workload,
+                               hotlines=hot)
     out = Path(a.out or Path(a.table).with_suffix("").as_posix() + "-study")
     md, figs = outputs.write_study(result, out, str(a.table), a.train_min, a.train_max, a.note)
     print(md, end="")
@@ -141,13 +154,11 @@ def _stations(a):
     for s_ in st[:8]:
         print(f"  {s_['visits']:.3g} visits x {s_['service']:.0f} cycles ({s_['service_from']}) = {s_['demand']:.4g}  "
               f"{s_['kind']}: {s_['name']}")
-    print(f"  {'cores':>5} {'measured':>10} {'hot lines':>10}   " + "  ".join(f"{k:>10}" for k in
-          ("fit", "USL", "one queue")) + "   (errors at held-out counts, fitted on <= "
-          f"{a.train_max})")
-    others = {}
-    for key in ("model", "usl", "measured_model"):
-        j = judged.get(key) or {}
-        others[key] = dict(zip(judged.get("held_cores", []), j.get("error", [])))
+    names = list(judged.get("methods", {}))
+    print(f"  {'cores':>5} {'measured':>10} {'hot lines':>10}   " + "  ".join(f"{k:>10}" for k in names)
+          + f"   (errors at held-out counts, fitted on <= {a.train_max})")
+    others = {k: dict(zip(judged.get("held_cores", []), j.get("error", [])))
+              for k, j in judged.get("methods", {}).items()}
     out = {"workload": a.workload, "variant": a.variant, "stations_at": n_at, "think": m["think"],
            "stations": st, "points": []}
     for n, x, p in zip(data.cores, data.throughput, pred):
@@ -155,7 +166,7 @@ def _stations(a):
         point = {"cores": int(n), "measured": float(x), "hot_lines": float(p), "hot_lines_error": float(err),
                  "held_out": int(n) in held}
         cells = []
-        for key in ("model", "usl", "measured_model"):
+        for key in names:
             e = others[key].get(int(n))
             point[f"{key}_error"] = e
             cells.append(f"{100 * e:+9.1f}%" if e is not None else f"{'':>10}")
@@ -199,14 +210,16 @@ def _add_fit(sub):
 
 
 def _add_study(sub):
-    st = sub.add_parser("study", help="every curve of a table: model, USL and counter-based model, "
-                                      "fitted on small core counts, judged on the large")
+    st = sub.add_parser("study", help="every curve of a table judged by every method (the model fitted, "
+                                      "the USL, the counter-based and hot-line models) where it was not fitted")
     st.add_argument("table", help="a table from `vmscale collect` or a sweep")
     st.add_argument("--train-max", type=int, default=16, help="fit on core counts up to this (default 16)")
     st.add_argument("--train-min", type=int, default=1,
                     help="fit on core counts from this (2 leaves out the 1-core point, where no line moves)")
     st.add_argument("--min-points", type=int, default=5, help="core counts a curve needs (default 5)")
     st.add_argument("--workload", help="only this workload's curves")
+    st.add_argument("--hotlines", metavar="CSV",
+                    help="a hotlines.csv (`vmscale hotlines`): the cases it traced are judged by the hot-line model too")
     st.add_argument("--out", help="output directory (default: TABLE-study/)")
     st.add_argument("--note", help="a line of provenance printed on the figures")
     st.set_defaults(func=_guarded(_study))

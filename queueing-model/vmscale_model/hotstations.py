@@ -8,7 +8,7 @@ requester was already waiting), else its transfer latency (the requester's miss 
 on a queued line also holds the wait, so it is not a service time there).  Its demand is
 D_k = v_k s_k.  The think time is what the 1-core cost leaves, Z = C_1 - sum D_k, so exact
 MVA at one core gives the measured 1-core throughput by construction; above it the lines
-queue apart, where the counter-based model of `study.measured_params` lumps every transfer
+queue apart, where the counter-based model of `methods.measured_params` lumps every transfer
 into one queue.  Pure: rows in (from hotlines.csv), numbers out.
 """
 

@@ -6,7 +6,7 @@ target board the line's service changes by what its transfers travel:
     S_to(N) = S + T (c_to H_to(N) - c_from H_from(N))
 
 T the line's ownership transfers per operation (measured on the source at its smallest
-multi-core count, as study.measured_params does), c the cycles per router hop and H(N) the
+multi-core count, as methods.measured_params does), c the cycles per router hop and H(N) the
 hops on the line's critical path per transfer, from each board's graph and latencies (the caller
 passes them: vmscale_gem5.board.Board.transfer_hops and hop_cycles for gem5 boards).  Nothing of
 the target's measurement goes in.  Beside it, two predictions that know less:
@@ -30,16 +30,16 @@ import math
 import numpy as np
 
 from vmscale_model import fit as fitlib
-from vmscale_model import solvers, study
+from vmscale_model import methods, solvers
 from vmscale_model.study import errors
 
 
 def transfers_per_op(rows: list, train_cores) -> tuple:
-    """(T, core count it was read at): at the smallest multi-core count fitted (study.transfers_per_op)."""
+    """(T, core count it was read at): at the smallest multi-core count fitted (methods.transfers_per_op)."""
     multi = sorted(n for n in train_cores if n > 1)
     if not multi:
         raise fitlib.FitError("no multi-core point to measure the line's transfers per operation")
-    t = study.transfers_per_op([r for r in rows if int(float(r["cores"])) == multi[0]])
+    t = methods.transfers_per_op([r for r in rows if int(float(r["cores"])) == multi[0]])
     if not math.isfinite(t):
         raise fitlib.FitError("the rows lack gem5's coherence counters (l1_fwd_getx/gets per op)")
     return t, multi[0]

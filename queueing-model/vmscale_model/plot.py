@@ -77,29 +77,28 @@ def piggin_figure(stem, v=100_000.0, s=500e-9, max_cores=64, ops=20_000, seed=1)
     return _save(fig, stem)
 
 
+# Each method's line in a study figure: colour, style, width.
+STYLES = {"line": ("tab:blue", "-", 1.6), "usl": ("tab:red", "--", 1.2), "counters": ("tab:green", "-.", 1.2),
+          "hotlines": ("tab:purple", (0, (5, 1, 1, 1)), 1.4)}
+
+
 def study_curve(r: dict, stem, title, note=None, max_cores=256):
     """One judged curve (study.judge): points fitted and held out, and each method's line."""
-    from vmscale_model import study
     cores = np.array(r["cores"])
     x = np.array(r["throughput"])
     train = np.isin(cores, r["train_cores"])
     grid = np.unique(np.round(np.logspace(0, np.log10(max_cores), 50)).astype(int))
     fig, ax = plt.subplots(figsize=(7, 4.6))
     ax.plot(grid, x[0] / cores[0] * grid, "k:", lw=1, label="ideal linear (1-core rate)")
-    m, u, mm = r.get("model", {}), r.get("usl", {}), r.get("measured_model", {})
-    if "think" in m:
-        y = study.mva_predict(m["think"], m["service"], grid)
-        ax.plot(grid, y, color="tab:blue", lw=1.6, label=f"contended-line model, fitted ({_worst(m)})")
-        if "band_grid" in m:
-            b = m["band_grid"]
-            ax.fill_between(b["cores"], b["low"], b["high"], color="tab:blue", alpha=0.15, lw=0,
-                            label="model 5-95% band (fit covariance)")
-    if "sigma" in u:
-        ax.plot(grid, solvers.usl_throughput(grid, u["lambda"], u["sigma"], u["kappa"]), color="tab:red",
-                lw=1.2, ls="--", label=f"USL, fitted to the same points ({_worst(u)})")
-    if "think" in mm and "error" in mm:
-        y = study.mva_predict(mm["think"], mm["service"], grid)
-        ax.plot(grid, y, color="tab:green", lw=1.2, ls="-.", label=f"model from gem5 counters, not fitted ({_worst(mm)})")
+    for name, m in r.get("methods", {}).items():
+        if "curve" not in m:
+            continue
+        color, ls, lw = STYLES.get(name, ("tab:gray", ":", 1.0))
+        c = m["curve"]
+        ax.plot(c["cores"], c["throughput"], color=color, ls=ls, lw=lw, label=f"{m['label']} ({_worst(m)})")
+        if "low" in c:
+            ax.fill_between(c["cores"], c["low"], c["high"], color=color, alpha=0.15, lw=0,
+                            label=f"{name} 5-95% band")
     ax.plot(cores[train], x[train], "o", color="k", ms=6, label="gem5, fitted", zorder=5)
     held = np.isin(cores, r["held_cores"])
     ax.plot(cores[held], x[held], "o", mfc="white", mec="k", mew=1.5, ms=7, label="gem5, held out", zorder=5)

@@ -1,14 +1,9 @@
 """A scaling study: every curve of a result table fitted on its small core counts and
-judged on the large ones it was not fitted to, three ways.
-
-- the contended-line model fitted freely (think Z and service S by least squares);
-- the Universal Scalability Law fitted to the same points (the usual yardstick);
-- the contended-line model with parameters measured by the simulator, not fitted:
-  the line's demand per operation S is (ownership transfers per operation) x (Ruby's
-  mean miss latency), both read at the smallest multi-core count, where a transfer
-  barely queues; Z is the 1-core cycles per operation less S (in the model one core
-  still visits the line once per operation, so its cycle count is Z + S).  It needs
-  gem5 rows (the coherence counters); other backends get no such model.
+judged on the large ones it was not fitted to, by every method of vmscale_model.methods
+(the contended-line model fitted freely, the USL fitted to the same points, the model from
+gem5's counters, and the hot-line model where a trace of the case is given), each through
+the same interface: its errors at the held-out counts, its 5-95% band where it has one, and
+the core count where it puts the peak, beside the measured peak.
 
 A curve measured at two ROI sizes (operations per thread) at each core count is judged
 three ways over: at each size, and on the slope between them, the steady-state cost per
@@ -23,12 +18,7 @@ import math
 import numpy as np
 
 from vmscale_model import fit as fitlib
-from vmscale_model import solvers
-
-# Coherence events that move the contended line to another core, per operation.
-TRANSFER_KEYS = ("gem5.l1_fwd_getx_per_op", "gem5.l1_fwd_gets_per_op")
-LATENCY_KEY = "gem5.ruby_miss_latency_mean"
-
+from vmscale_model import methods as methodslib
 
 def curves(rows: list) -> dict:
     """(workload, variant, backend, board) -> the successful rows of that curve.
@@ -103,39 +93,6 @@ def _num(r, key):
     return v
 
 
-def transfers_per_op(rows: list) -> float:
-    """The contended line's ownership transfers per operation: forwarded GETX + GETS per op (mean)."""
-    return float(np.mean([sum(_num(r, k) for k in TRANSFER_KEYS) for r in rows]))
-
-
-def measured_params(rows: list, train_cores) -> dict:
-    """Z and D from simulator counters, or {'skipped': reason}."""
-    by = {}
-    for r in rows:
-        by.setdefault(int(float(r["cores"])), []).append(r)
-    if 1 not in by or 1 not in train_cores:
-        return {"skipped": "no 1-core point to take the think time from"}
-    multi = sorted(n for n in train_cores if n > 1)
-    if not multi:
-        return {"skipped": "no multi-core point to measure the line's transfers"}
-    n = multi[0]
-    transfers = transfers_per_op(by[n])
-    latency = np.mean([_num(r, LATENCY_KEY) for r in by[n]])
-    one = np.mean([_num(r, "cycles_per_op") for r in by[1]])
-    if not all(math.isfinite(x) for x in (transfers, latency, one)):
-        return {"skipped": "the rows lack gem5's coherence counters or miss latency (not a gem5 table?)"}
-    service = float(transfers * latency)
-    if service >= one:
-        return {"skipped": f"the measured line demand ({service:.4g} cycles) is not below the 1-core cost "
-                           f"({one:.4g}): no think time left"}
-    return {"think": float(one - service), "service": service, "at_cores": n,
-            "transfers_per_op": float(transfers), "miss_latency": float(latency)}
-
-
-def mva_predict(think: float, service: float, cores) -> np.ndarray:
-    return solvers.mva_curve(np.array([think]), lambda t: np.full(len(t), service), np.asarray(cores))[0]
-
-
 def band_grid(top: int) -> np.ndarray:
     """Core counts to draw a band over: powers of two and their midpoints up to 4x the data."""
     g = sorted({int(round(2 ** (k / 2))) for k in range(0, 2 * int(math.log2(max(top, 1) * 4)) + 1)})
@@ -146,68 +103,83 @@ def errors(pred, measured) -> list:
     return [float(p / m - 1) for p, m in zip(pred, measured)]
 
 
-def judge(rows: list, train_max: int, law: str = "crossbar", train_min: int = 1) -> dict:
-    """One curve: fit on core counts in [train_min, train_max], report each method's error above.
+def peak(cores, throughput) -> int:
+    """The core count of the highest throughput."""
+    return int(np.asarray(cores)[int(np.argmax(throughput))])
+
+
+def judge_method(method, rows, data, train_max: int, train_min: int) -> dict:
+    """One method on one curve: fitted on [train_min, train_max] (an anchored method may also
+    read the 1-core point), judged at every core count above."""
+    known = [r for r in rows if int(float(r["cores"])) <= train_max]
+    train = [r for r in known if int(float(r["cores"])) >= train_min]
+    out = {"label": method.label}
+    try:
+        model = method.fit(known if getattr(method, "anchored", False) else train)
+    except methodslib.NoModel as e:
+        return dict(out, skipped=str(e))
+    held = data.cores > train_max
+    fitted = (data.cores <= train_max) & (data.cores >= train_min)
+    measured = data.throughput[held]
+    p = model.predict(data.cores[held])
+    out.update(params=model.params, describe=method.describe(model.params), predicted=p.throughput.tolist(),
+               error=errors(p.throughput, measured),
+               train_error=errors(model.predict(data.cores[fitted]).throughput, data.throughput[fitted]))
+    if p.low is not None:
+        out["band"] = {"low": p.low.tolist(), "high": p.high.tolist(),
+                       "inside": [bool(a <= m <= b) for a, m, b in zip(p.low, measured, p.high)]}
+    # The method's curve to 4x the data, for the figure; its peak over the measured core counts.
+    grid = band_grid(int(data.cores.max()))
+    g = model.predict(grid)
+    out["curve"] = {"cores": grid.tolist(), "throughput": g.throughput.tolist()}
+    if g.low is not None:
+        out["curve"].update(low=g.low.tolist(), high=g.high.tolist())
+    out["peak_cores"] = peak(data.cores, model.predict(data.cores).throughput)
+    return out
+
+
+def judge(rows: list, train_max: int, law: str = "crossbar", train_min: int = 1, methods=None) -> dict:
+    """One curve: every method fitted on core counts in [train_min, train_max], judged above.
 
     train_min = 2 leaves out the 1-core point, where the line never moves (no coherence at
-    all); the counter-based model still takes its Z from that point."""
+    all); anchored methods (the counters, the hot lines) still take Z from that point."""
     data = fitlib.prepare(rows)
     train = (data.cores <= train_max) & (data.cores >= train_min)
     held = data.cores > train_max
     out = {"cores": data.cores.tolist(), "throughput": data.throughput.tolist(),
-           "train_cores": data.cores[train].tolist(), "held_cores": data.cores[held].tolist()}
+           "train_cores": data.cores[train].tolist(), "held_cores": data.cores[held].tolist(),
+           "peak_cores": peak(data.cores, data.throughput)}
     if not held.any():
         out["skipped"] = f"no core count above {train_max} to check the fit on"
         return out
-    tdata = fitlib.Data(data.cores[train], data.throughput[train], data.spread[train], data.unit)
-    measured = data.throughput[held]
-    try:
-        f = fitlib.fit(tdata, law)
-        s = f.summary()
-        out["model"] = {"think": s["think"], "service": s["service"], "r2": s["r2"],
-                        "predicted": f.predict(data.cores[held]).tolist()}
-        out["model"]["error"] = errors(out["model"]["predicted"], measured)
-        # 5-95% band from the fit's parameter covariance: does the held-out point fall inside?
-        lo, hi = f.band(data.cores[held])
-        out["model"]["band"] = {"low": lo.tolist(), "high": hi.tolist(),
-                                "inside": [bool(a <= m <= b) for a, m, b in zip(lo, measured, hi)]}
-        grid = band_grid(int(data.cores.max()))
-        glo, ghi = f.band(grid)
-        out["model"]["band_grid"] = {"cores": grid.tolist(), "low": glo.tolist(), "high": ghi.tolist()}
-    except fitlib.FitError as e:
-        out["model"] = {"skipped": str(e)}
-    try:
-        u = fitlib.fit_usl(tdata)
-        pred = solvers.usl_throughput(data.cores[held], u["lambda"], u["sigma"], u["kappa"])
-        out["usl"] = dict(u, predicted=pred.tolist(), error=errors(pred, measured))
-    except fitlib.FitError as e:
-        out["usl"] = {"skipped": str(e)}
-    m = measured_params(rows, set(data.cores[data.cores <= train_max].tolist()))
-    if "skipped" not in m:
-        pred = mva_predict(m["think"], m["service"], data.cores[held])
-        m.update(predicted=pred.tolist(), error=errors(pred, measured),
-                 train_error=errors(mva_predict(m["think"], m["service"], tdata.cores), tdata.throughput))
-    out["measured_model"] = m
+    out["methods"] = {m.name: judge_method(m, rows, data, train_max, train_min)
+                      for m in (methods if methods is not None else methodslib.default(law))}
     return out
 
 
-def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "crossbar", train_min: int = 1) -> dict:
+def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "crossbar", train_min: int = 1,
+          hotlines=None) -> dict:
     """Every curve with at least min_points core counts, judged; the rest listed as too short.
 
     A curve with several ROI sizes becomes one curve per size (`.../ops=K`) and the slope
-    curve (`.../slope`), so sizes are never averaged together."""
+    curve (`.../slope`), so sizes are never averaged together.  hotlines: rows of a
+    hotlines.csv; a curve whose case they trace is judged by the hot-line model too."""
     out = {}
     for (w, v, b, board), rs in sorted(curves(rows).items()):
         key = f"{w}/{v}" + (f"/{b}" if b else "") + (f"[{board}]" if board else "")
+        methods = methodslib.default(law)
+        trace = [r for r in hotlines or [] if r.get("workload") == w and r.get("kernel_variant") == v]
+        if trace:
+            methods.append(methodslib.HotLines(trace))
         sizes = sorted({roi_size(r) for r in rs} - {None})
         if len(sizes) < 2:
-            out[key] = _judge_curve(rs, train_max, min_points, law, train_min)
+            out[key] = _judge_curve(rs, train_max, min_points, methods, train_min)
             continue
         for k in sizes:
             out[f"{key}/ops={k:g}"] = _judge_curve([r for r in rs if roi_size(r) == k], train_max, min_points,
-                                                   law, train_min)
+                                                   methods, train_min)
         srows, notes = slope_rows(rs)
-        out[f"{key}/slope"] = _judge_curve(srows, train_max, min_points, law, train_min)
+        out[f"{key}/slope"] = _judge_curve(srows, train_max, min_points, methods, train_min)
         if notes:
             out[f"{key}/slope"]["notes"] = notes
         if srows:
@@ -216,16 +188,16 @@ def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "cros
 
 
 def study_table(table, train_max: int = 16, min_points: int = 5, law: str = "crossbar", train_min: int = 1,
-                workload=None) -> dict:
+                workload=None, hotlines=None) -> dict:
     """study() of a table file (missing file, no rows and failed rows handled by load_table)."""
-    return study(fitlib.load_table(table, workload), train_max, min_points, law, train_min)
+    return study(fitlib.load_table(table, workload), train_max, min_points, law, train_min, hotlines)
 
 
-def _judge_curve(rows, train_max, min_points, law, train_min) -> dict:
+def _judge_curve(rows, train_max, min_points, methods, train_min) -> dict:
     n = len({int(float(r["cores"])) for r in rows})
     if n < min_points:
         return {"skipped": f"{n} core counts (a curve needs {min_points})"}
-    return judge(rows, train_max, law, train_min)
+    return judge(rows, train_max, train_min=train_min, methods=methods)
 
 
 def _inside(m) -> str:
@@ -238,22 +210,29 @@ def _pct(errs) -> str:
 
 
 def table(result: dict) -> str:
-    """The README's table: parameters and hold-out errors, per curve."""
-    lines = ["| curve | core counts (fit / held out) | model Z, S (cycles) | model error | USL σ, κ | USL error "
-             "| measured Z, S (cycles) | measured-model error |",
-             "|---|---|---|---|---|---|---|---|"]
+    """The README's table: per curve, each method's hold-out errors and parameters."""
+    names = []
+    for r in result.values():
+        for name, m in r.get("methods", {}).items():
+            if name not in names:
+                names.append(name)
+    labels = {name: next(r["methods"][name]["label"] for r in result.values() if name in r.get("methods", {}))
+              for name in names}
+    lines = ["| curve | core counts (fit / held out) | peak at | " + " | ".join(labels[n] for n in names) + " |",
+             "|---|---|---|" + "---|" * len(names)]
     for key, r in result.items():
         if "skipped" in r:
-            lines.append(f"| {key} | {r['skipped']} | | | | | | |")
+            lines.append(f"| {key} | {r['skipped']} |" + " |" * (len(names) + 1))
             continue
-        m, u, mm = r["model"], r["usl"], r["measured_model"]
-        cols = [key, f"{','.join(map(str, r['train_cores']))} / {','.join(map(str, r['held_cores']))}"]
-        cols += (["-", m["skipped"]] if "skipped" in m
-                 else [f"{m['think']:.4g}, {m['service']:.4g}", _pct(m["error"]) + _inside(m)])
-        cols += (["-", u["skipped"]] if "skipped" in u
-                 else [f"{u['sigma']:.3g}, {u['kappa']:.3g}", _pct(u["error"])])
-        cols += (["-", mm["skipped"]] if "skipped" in mm
-                 else [f"{mm['think']:.4g}, {mm['service']:.4g} ({mm['transfers_per_op']:.2f} x "
-                       f"{mm['miss_latency']:.4g})", _pct(mm["error"])])
+        cols = [key, f"{','.join(map(str, r['train_cores']))} / {','.join(map(str, r['held_cores']))}",
+                str(r["peak_cores"])]
+        for name in names:
+            m = r["methods"].get(name)
+            if m is None:
+                cols.append("")
+            elif "skipped" in m:
+                cols.append(f"- ({m['skipped']})")
+            else:
+                cols.append(f"{_pct(m['error'])}{_inside(m)}; peak {m['peak_cores']}; {m['describe']}")
         lines.append("| " + " | ".join(cols) + " |")
     return "\n".join(lines) + "\n"
