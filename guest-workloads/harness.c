@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <termios.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
@@ -632,6 +633,14 @@ int main(int argc, char **argv)
 		workers[i].cpu = i % ncpus;
 		workers[i].rng = 0x9E3779B97F4A7C15ULL * (param_int("seed") + i + 1);
 	}
+	/*
+	 * Console output still queued (the run script's marker lines) would be sent
+	 * during the ROI, a UART interrupt per character on the measured CPUs: a
+	 * 2-core refcount ROI ran twice its instructions per op that way.  Wait
+	 * until it is sent (not a tty: nothing to wait for).
+	 */
+	tcdrain(STDOUT_FILENO);
+	tcdrain(STDERR_FILENO);
 	read_vmstat(before);
 	getrusage(RUSAGE_SELF, &ru0);
 	for (int i = 1; i < nthreads; i++)

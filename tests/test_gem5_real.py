@@ -51,20 +51,34 @@ def test_two_makers_of_one_checkpoint_boot_once_and_get_the_same(kernel_built):
     assert json.loads((cpt / "inputs.json").read_text())["boot_argv"] == ["--cores", "2"]
 
 
-def test_end_to_end_at_two_cores_each_case_gets_its_own_roi_and_the_designs_differ(kernel_built, tmp_path):
+RECORD = "gem5-rerun-2c"
+
+
+@pytest.fixture(scope="module")
+def remade(kernel_built, tmp_path_factory):
+    """results/gem5-rerun-2c re-made here from its manifest (`vmscale verify --rerun`): one gem5
+    run that the end-to-end checks read and the reproducibility check compares with the record."""
+    from conftest import REPO
+    record = REPO / "results" / RECORD
+    runs = [p.parent for p in sorted(record.rglob("manifest.json")) if (p.parent / "results.jsonl").is_file()]
+    assert runs, f"{record} holds no run directory: re-make it with its make.sh"
+    out = tmp_path_factory.mktemp("remade")
+    r = vmscale("verify", record, "--rerun", "--rerun-dir", out, timeout=3 * 3600)
+    again = out / runs[0].name
+    assert (again / "results.jsonl").is_file(), r.stdout[-3000:] + r.stderr[-2000:]
+    return record, runs[0], again, r
+
+
+def test_end_to_end_at_two_cores_each_case_gets_its_own_roi_and_the_designs_differ(remade):
     """Boot to a checkpoint (once per kernel and board), restore into Timing + Ruby, and run
-    refcount under a shared atomic and under Refcache in one boot.  Each case's workbegin/
-    workend must give its own stats dump, matched to it: the atomic counter moves its line
-    between the two L1s about once per get+put pair, Refcache's per-CPU deltas almost never,
-    and Refcache runs more instructions per pair.  Two dumps swapped would invert both.
-    The ROI is 8,000 pairs so that its fixed cost (thread start-up skew, a timer tick: ~55k
-    instructions measured at 800 pairs, which put stock at 84 instructions per pair instead of
-    ~13) stays small beside the per-pair work; at 8,000 the ROI still simulates in seconds."""
-    r = vmscale("run", "--backend", "gem5", "--cores", 2, "--workload", "refcount",
-                "--kernel-variant", "stock,refcache", "--param", "refcount.iters=4000", "--param", "refcount.chunk=1000",
-                "--gem5", "hotlines=1", "--out", tmp_path / "g", timeout=3 * 3600)
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
-    rows = {row["kernel_variant"]: row for row in map(json.loads, (tmp_path / "g" / "results.jsonl").read_text().splitlines())}
+    refcount under a shared atomic and under Refcache in one boot (the record's run, re-made).
+    Each case's workbegin/workend must give its own stats dump, matched to it: the atomic
+    counter moves its line between the two L1s about once per get+put pair, Refcache's per-CPU
+    deltas almost never, and Refcache runs more instructions per pair.  Two dumps swapped
+    would invert both.  The ROI is 4,000 pairs per thread so that its fixed cost (thread
+    start-up skew, a timer tick: ~55k instructions) stays small beside the per-pair work."""
+    _, _, run, _ = remade
+    rows = {row["kernel_variant"]: row for row in map(json.loads, (run / "results.jsonl").read_text().splitlines())}
     assert set(rows) == {"stock", "refcache"}
     stock, refcache = rows["stock"], rows["refcache"]
     for row in rows.values():
@@ -77,23 +91,23 @@ def test_end_to_end_at_two_cores_each_case_gets_its_own_roi_and_the_designs_diff
     assert stock["gem5.l1_fwd_getx_per_op"] > 0.5                         # the shared line moves
     assert refcache["gem5.l1_fwd_getx_per_op"] < 0.2 * stock["gem5.l1_fwd_getx_per_op"]
     assert refcache["gem5.roi_insts_per_op"] > 2 * stock["gem5.roi_insts_per_op"]
-    manifest = json.loads((tmp_path / "g" / "manifest.json").read_text())
+    manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["gem5_version"].startswith("24.") and os.path.isfile(os.path.join(manifest["checkpoint"], "m5.cpt"))
     # The run script waits for the UART to drain before m5 exit, not for a fixed 0.3 s of
     # simulated time: the recap arrives whole, and the guest's tail after the last ROI (the
     # workload's exit, the recap, the drain) is well under the old sleep.
-    console = (tmp_path / "g" / "console.log").read_text()
+    console = (run / "console.log").read_text()
     assert "VMSCALE-RECAP-END" in console and "VMSCALE-SCRIPT-END" in console
-    log = (tmp_path / "g" / "m5out" / "gem5.log").read_text()
+    log = (run / "m5out" / "gem5.log").read_text()
     roi_end = float(re.findall(r"([\d.]+)s simulated\] ROI ends", log)[-1])
     exit_tick = int(re.search(r"exit cause=.* tick=(\d+)", log).group(1))
     assert exit_tick / 1e12 - roi_end < 0.2, (roi_end, exit_tick)
     # The same ROIs were traced (hotlines=1: the trace changes no simulated figure): every
     # forwarded GETX the stats count is in the trace, and stock's hot line is named from the
     # run's own vmlinux as the benchmark's shared atomic (lib/refcache_bench.c, kernel 0004).
-    r = vmscale("hotlines", tmp_path / "g", "--top", 5)
+    r = vmscale("hotlines", run, "--top", 5)
     assert r.returncode == 0, r.stderr
-    hot = list(csv.DictReader(open(tmp_path / "g" / "hotlines.csv")))
+    hot = list(csv.DictReader(open(run / "hotlines.csv")))
     top = {row["kernel_variant"]: row for row in hot if row["rank"] == "1"}
     assert top["stock"]["name"].split("+")[0] == "bench_atomic" and float(top["stock"]["getx_per_op"]) > 0.5
     assert not top["refcache"]["name"].startswith("bench_atomic")
@@ -101,6 +115,21 @@ def test_end_to_end_at_two_cores_each_case_gets_its_own_roi_and_the_designs_diff
         if "forwarded GETX traced" in line:
             traced, counted = re.search(r"traced (\d+), in the stats ([\d.]+)", line).groups()
             assert int(traced) == float(counted) > 0, line
+
+
+def test_a_shipped_point_re_made_here_gives_the_recorded_cycles(remade):
+    """results/gem5-rerun-2c was recorded with reproducible builds: this machine's kernel and
+    image are the same bytes when its source and compiler are, and then gem5 gives the same
+    simulated ticks for every case (issue 48)."""
+    _, recorded, again, r = remade
+    m = json.loads((recorded / "manifest.json").read_text())
+    here = json.loads((again / "manifest.json").read_text())
+    here_k, here_i = here["kernel"]["vmlinux_sha256"], here["image"]["sha256"]
+    if (here_k, here_i) != (m["kernel"]["vmlinux_sha256"], m["image"]["sha256"]):
+        pytest.skip(f"this machine built another kernel or image ({here_k[:12]}, {here_i[:12]}) than the record's "
+                    f"({m['kernel']['vmlinux_sha256'][:12]}, {m['image']['sha256'][:12]}): another Debian source, "
+                    "compiler or package version")
+    assert r.returncode == 0 and "re-made equals recorded" in r.stdout, r.stdout[-3000:] + r.stderr[-2000:]
 
 
 @pytest.mark.slow
@@ -163,24 +192,3 @@ def test_a_boot_cut_at_its_host_limit_is_saved_and_resumed(kernel_built, tmp_pat
     r = vmscale("run", "--backend", "gem5", "--cores", 1, *board, "--workload", "local", "--param", "iters=5",
                 "--out", tmp_path / "g", timeout=3600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr
-
-
-def test_a_shipped_point_re_made_here_gives_the_recorded_cycles(kernel_built, tmp_path):
-    """results/gem5-rerun-2c was recorded with reproducible builds: this machine's kernel and
-    image are the same bytes when its source and compiler are, and then gem5 gives the same
-    simulated ticks for every case (issue 48)."""
-    from conftest import REPO
-    from vmscale import kernel, paths
-    record = REPO / "results" / "gem5-rerun-2c"
-    runs = [p.parent for p in sorted(record.rglob("manifest.json")) if (p.parent / "results.jsonl").is_file()]
-    assert runs, f"{record} holds no run directory: re-make it with its make.sh"
-    run = runs[0]
-    m = json.loads((run / "manifest.json").read_text())
-    here_k = kernel.load_manifest("normal")["vmlinux_sha256"]
-    here_i = json.loads(paths.image_path().with_suffix(".json").read_text())["sha256"]
-    if (here_k, here_i) != (m["kernel"]["vmlinux_sha256"], m["image"]["sha256"]):
-        pytest.skip(f"this machine built another kernel or image ({here_k[:12]}, {here_i[:12]}) than the record's "
-                    f"({m['kernel']['vmlinux_sha256'][:12]}, {m['image']['sha256'][:12]}): another Debian source, "
-                    "compiler or package version")
-    r = vmscale("verify", record, "--rerun", "--rerun-dir", tmp_path, timeout=3 * 3600)
-    assert r.returncode == 0 and "re-made equals recorded" in r.stdout, r.stdout[-3000:] + r.stderr[-2000:]

@@ -110,6 +110,7 @@ def render(cases: list) -> str:
               # (0.3 s simulated) cost hours at 128 cores on Timing + Ruby; the sleep stays
               # only as the fallback, and a drain that has not ended in 2 s gives up.  QEMU
               # (m5 mode off) and hosts skip this.
-              'case "$(m5 mode 2>/dev/null)" in inst|addr) s=$(stty -F /dev/console -g 2>/dev/null) && '
+              # /init passes the m5 mode it read before the checkpoint (VMSCALE_M5).
+              'case "${VMSCALE_M5:-$(m5 mode 2>/dev/null)}" in inst|addr) s=$(stty -F /dev/console -g 2>/dev/null) && '
               'timeout 2 stty -F /dev/console "$s" 2>/dev/null || sleep 0.3;; esac']
     return "\n".join(lines) + "\n"
