@@ -42,6 +42,26 @@ def test_a_changed_figure_a_lost_dump_and_another_board_are_found(tmp_path):
     assert r.returncode == 1 and "FAIL" in r.stdout
 
 
+def test_a_boot_cost_table_is_checked_against_the_boots_it_keeps(tmp_path):
+    """A boot-cost record has no run directory: its table's rows are read again from each boot's
+    gem5.log (exit tick, host seconds) and stats (instructions)."""
+    rec = tmp_path / "boots"
+    shutil.copytree(REPO / "results" / "gem5-boot-cost-lapic", rec)
+    table = rec / "boot-cost.csv"
+    assert verify.verify(rec) == {str(table): []}
+    lines = table.read_text().splitlines()
+    head, rows = lines[0].split(","), [line.split(",") for line in lines[1:]]
+    rows[1][head.index("instructions")] = str(int(rows[1][head.index("instructions")]) + 1)
+    rows[2][head.index("host_seconds")] = "1.0"
+    table.write_text("\n".join([lines[0]] + [",".join(r) for r in rows]) + "\n")
+    shutil.rmtree(rec / f"boot-{rows[3][0]}c")
+    found = verify.verify(rec)[str(table)]
+    assert any(f.startswith(f"boot-{rows[1][0]}c: instructions") for f in found), found
+    assert any(f.startswith(f"boot-{rows[2][0]}c: host_seconds 1.0") for f in found), found
+    assert any(f"boot-{rows[3][0]}c: no gem5.log" in f for f in found), found
+    assert len(found) == 3
+
+
 def test_verify_refuses_what_is_not_a_record(tmp_path):
     r = vmscale("verify", tmp_path / "nothing")
     assert r.returncode == 2 and "not a directory" in r.stderr

@@ -143,12 +143,45 @@ def check_manifest(run_dir: Path, manifest: dict, rows: list) -> list:
 
 
 def verify(root: Path) -> dict:
-    """{run directory: [findings]} for every run directory under root."""
+    """{run directory or boot table: [findings]} for every run directory and boot-cost table under root."""
     dirs = run_dirs(root)
+    boots = {str(t): check_boots(t) for t in sorted(Path(root).rglob("boot-cost.csv"))}
     if len(dirs) < 2:
-        return {str(d): verify_run(d) for d in dirs}
+        return dict({str(d): verify_run(d) for d in dirs}, **boots)
     with ProcessPoolExecutor(max_workers=min(len(dirs), os.cpu_count() or 1)) as pool:
-        return dict(zip(map(str, dirs), pool.map(verify_run, dirs)))
+        return dict(zip(map(str, dirs), pool.map(verify_run, dirs)), **boots)
+
+
+def check_boots(table: Path) -> list:
+    """A boot-cost table (vmscale_gem5.bootcost) against the boots it keeps beside it (boot-<N>c/:
+    the last leg's gem5.log and stats): each row's simulated seconds and instructions, and its
+    host seconds where the boot was one leg (the earlier legs' logs are not kept)."""
+    import csv
+    from vmscale_gem5 import bootcost, stats as statslib
+    out = []
+    for row in csv.DictReader(open(table, newline="")):
+        d = table.parent / f"boot-{row['cores']}c"
+        log = d / "gem5.log"
+        if not log.is_file():
+            out.append(f"{d.name}: no gem5.log for the {row['cores']}-core row (keep each boot's log with the table)")
+            continue
+        ends = bootcost.EXIT.findall(log.read_text(errors="replace"))
+        if not ends or ends[-1][0] != "checkpoint":
+            out.append(f"{d.name}/gem5.log: no checkpoint exit line")
+            continue
+        _, tick, secs = ends[-1]
+        stats = d / "stats.txt.gz" if (d / "stats.txt.gz").is_file() else d / "stats.txt"
+        text = (gzip.open(stats, "rt") if stats.suffix == ".gz" else open(stats)).read() if stats.is_file() else ""
+        dumps = statslib.parse(text)
+        figures = {"sim_seconds": (float(row["sim_seconds"]), int(tick) / 1e12),
+                   "instructions": (float(row["instructions"]), float(dumps[-1].get("simInsts", math.nan)) if dumps
+                                    else math.nan)}
+        if row.get("legs") == "1":
+            figures["host_seconds"] = (float(row["host_seconds"]), round(float(secs), 1))
+        for k, (recorded, raw) in figures.items():
+            if not math.isclose(recorded, raw, rel_tol=1e-9, abs_tol=1e-9):
+                out.append(f"{d.name}: {k} {recorded} in {table.name}, {raw} in its gem5 output")
+    return out
 
 
 def verify_run(d: Path) -> list:

@@ -26,14 +26,16 @@ def main(args):
             raise VmscaleError(f"{record}: not a directory", "give a record such as results/gem5-scaling")
         found = verify.verify(Path(record))
         if not found:
-            print(f"verify: {record}: not checked: it holds no run directory (manifest.json beside results.jsonl)")
+            print(f"verify: {record}: not checked: it holds no run directory (manifest.json beside results.jsonl) "
+                  "and no boot-cost table")
             continue
         for d, findings in found.items():
             bad += bool(findings)
             print(f"{'ok  ' if not findings else 'FAIL'} {d}")
             for f in findings:
                 print(f"     {f}")
-        print(f"verify: {record}: {len(found)} run directories, {sum(bool(f) for f in found.values())} with findings")
+        print(f"verify: {record}: {len(found)} run directories and tables, {sum(bool(f) for f in found.values())} "
+              "with findings")
     if args.rerun:
         gem5_runs = [d for d in verify.run_dirs(Path(args.record[0]))
                      if json.loads((d / "manifest.json").read_text()).get("backend") == "gem5"]
