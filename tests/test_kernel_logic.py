@@ -37,10 +37,10 @@ def test_base_fragment_has_what_qemu_and_gem5_need():
 def test_patches_are_git_am_able_with_sign_off():
     patches = kernel.series_files(paths.PATCH_DIR)
     assert patches, "the series is empty"
-    for p in patches:
+    for i, p in enumerate(patches, 1):
         text = p.read_text()
         assert re.match(r"From [0-9a-f]{40} ", text), p.name
-        assert re.search(r"^Subject: \[PATCH( \d+/\d+)?\] \S", text, re.M), p.name
+        assert re.search(rf"^Subject: \[PATCH {i:02d}/{len(patches)}\] \S", text, re.M), p.name
         assert "Signed-off-by:" in text, p.name
         body = text.split("\n\n", 1)[1].split("---\n", 1)[0]
         assert len(body.split()) > 50, f"{p.name}: the commit message must explain the design"
@@ -62,3 +62,14 @@ def test_wrong_version_tarball_is_rejected(tmp_path, monkeypatch):
     with pytest.raises(VmscaleError, match="not 6.12"):
         kernel.extract_source(tar)
     assert not list((tmp_path / "build" / "linux-src").glob("linux-6.1.1-*"))
+
+
+def test_the_cover_letter_numbers_the_series_and_maps_every_patch():
+    """0000 as upstream reads it: [PATCH 00/NN] with NN the series' length, and the map names
+    every patch by its number."""
+    patches = kernel.series_files(paths.PATCH_DIR)
+    cover = (paths.PATCH_DIR / kernel.COVER_LETTER).read_text()
+    assert re.search(rf"^Subject: \[PATCH 00/{len(patches)}\] \S", cover, re.M)
+    body = cover.split("Map of the series", 1)[1]
+    named = {int(n) for n in re.findall(r"(?<![\d/])(\d{2})(?![\d/])", body)}
+    assert named >= set(range(1, len(patches) + 1)), sorted(set(range(1, len(patches) + 1)) - named)

@@ -23,7 +23,7 @@ def test_manifest_hashes_are_the_files_hashes(kernel_built):
     assert m["vmlinux_sha256"] == _sha256(m["vmlinux"])
     assert m["config_sha256"] == _sha256(kernel_built / ".config")
     assert m["source"]["sha256"] == _sha256(m["source"]["tarball"])
-    patches = sorted(paths.PATCH_DIR.glob("*.patch"))
+    patches = kernel.series_files(paths.PATCH_DIR)
     assert [p["name"] for p in m["patches"]] == [p.name for p in patches]
     for entry, path in zip(m["patches"], patches):
         assert entry["sha256"] == _sha256(path), entry["name"]

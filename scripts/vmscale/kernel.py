@@ -67,8 +67,13 @@ def config_mismatches(config_text: str, fragment_texts: list) -> list:
     return bad
 
 
+COVER_LETTER = "0000-cover-letter.patch"
+
+
 def series_files(patch_dir: Path) -> list:
-    return sorted(patch_dir.glob("*.patch"))
+    """The series' patches in order; the cover letter (0000, as git format-patch names it) is
+    not one of them: it changes no file, and its edits rebuild nothing."""
+    return sorted(p for p in patch_dir.glob("*.patch") if p.name != COVER_LETTER)
 
 
 def digest(parts) -> str:
