@@ -42,7 +42,11 @@ def main(args):
         cmd.append(f"kernel_source={Path(args.kernel_source).resolve()}")
     if args.jobs:
         cmd.append(f"jobs={args.jobs}")
-    r = subprocess.run(cmd)
+    # One build at a time in a build tree: two kernel builds in one output tree corrupt each
+    # other's dependency files (seen: a test's fixture and a user's build at once).
+    from vmscale import fileutil
+    with fileutil.exclusive(paths.build_dir() / ".build.lock", "vmscale build"):
+        r = subprocess.run(cmd)
     if r.returncode:
         raise VmscaleError(f"build of {args.what} failed (scons exit {r.returncode})", "see the messages above")
     return 0
