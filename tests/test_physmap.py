@@ -91,6 +91,24 @@ def test_a_damaged_line_is_counted_and_blocks_go_to_the_case_that_printed_them()
     assert maps[3].frames[0].kind == "pgtable"
 
 
+def test_a_map_written_to_the_host_by_m5_writefile_is_read_from_m5out(tmp_path):
+    """Under gem5 the harness writes the map with m5 writefile and prints one line naming it:
+    the block is read from the run's m5out (plain or gzip'd by a record's tidy step); a
+    name with a path in it is not followed."""
+    import gzip
+    (tmp_path / "physmap-1.txt").write_text("VMSCALE-PHYSMAP-BEGIN\n" + MAP + "VMSCALE-PHYSMAP-END\n")
+    with gzip.open(tmp_path / "physmap-2.txt.gz", "wt") as f:
+        f.write("VMSCALE-PHYSMAP-BEGIN\nframes 3000 2 anon 0 - 0\nVMSCALE-PHYSMAP-END\n")
+    console = "\n".join(["VMSCALE-CASE-BEGIN 1 stock fault", f"VMSCALE-PHYSMAP-FILE physmap-1.txt {len(MAP)}",
+                          "VMSCALE-CASE-BEGIN 2 rcu fault", "VMSCALE-PHYSMAP-FILE physmap-2.txt 60",
+                          "VMSCALE-CASE-BEGIN 3 rwlock fault", "VMSCALE-PHYSMAP-FILE ../physmap-1.txt 60"])
+    maps = physmap.from_console(console, tmp_path)
+    assert sorted(maps) == [1, 2]
+    assert maps[1].damaged == 0 and len(maps[1].frames) == len(physmap.parse(MAP.splitlines()).frames)
+    assert [(f.pfn, f.kind) for f in maps[2].frames] == [(0x3000, "anon")]
+    assert physmap.from_console(console) == {}        # no m5out given: nothing to read
+
+
 def check_kernel_map(pm: physmap.Physmap, cases: str):
     """The kernel's map is consistent with itself (see the module's docstring)."""
     assert pm.damaged == 0, f"{cases}: {pm.damaged} damaged lines"

@@ -84,7 +84,8 @@ def render(cases: list) -> str:
             # The harness appends its result line and frame map (physmap=1: 28 KB of live
             # console, where a kernel message is likeliest to land; vmscale.physmap keeps the
             # cleaner copy) to $VMSCALE_RECAP itself: the case's only process is the workload.
-            lines.append(f"if [ $rc = 0 ]; then VMSCALE_RECAP=$d/{n} {argv}; rc=$?; fi")
+            # Under gem5 the frame map goes to m5out/physmap-<case>.txt (VMSCALE_CASE) instead.
+            lines.append(f"if [ $rc = 0 ]; then VMSCALE_RECAP=$d/{n} VMSCALE_CASE={n} {argv}; rc=$?; fi")
         lines.append(f"say {n} \"VMSCALE-CASE-END {n} rc=$rc\"")
     # Which CPUs took which interrupts over the boot and run: for each /proc/interrupts row named
     # in IRQ_ROWS, the CPUs with a non-zero count and the total.  Local timer, rescheduling,

@@ -74,7 +74,7 @@ def read_run(run_dir: Path) -> dict:
     if console:
         with (gzip.open(console, "rt", errors="replace") if console.suffix == ".gz" else
               open(console, errors="replace")) as f:
-            maps = physmap.from_console(f.read())
+            maps = physmap.from_console(f.read(), m5out)
     return {"manifest": manifest, "rows": rows, "rois": rois, "dumps": dumps, "period": period, "events": evs,
             "physmaps": maps}
 

@@ -14,7 +14,9 @@ line that does not parse is counted, not guessed at.  Pure functions of text.
 """
 
 import bisect
+import gzip
 import re
+from pathlib import Path
 from dataclasses import dataclass, field
 
 PAGE = 4096
@@ -137,24 +139,36 @@ def parse(lines) -> Physmap:
     return Physmap(fields, objects, frames, memmap, damaged)
 
 
-def from_console(text: str) -> dict:
+def from_console(text: str, files=None) -> dict:
     """{case id: Physmap} from a run's console log: each block belongs to the case whose
     VMSCALE-CASE-BEGIN came last before it.  A case's block is printed live and again in
     the recap (guest_script.render), with the kernel's console quietened: a kernel message
     that landed inside the live copy damages lines there only, so the copy with the fewest
-    damaged lines is kept (the later, the recap's, on a tie)."""
+    damaged lines is kept (the later, the recap's, on a tie).  Under gem5 the harness writes
+    the block to the host instead (m5 writefile) and prints `VMSCALE-PHYSMAP-FILE NAME BYTES`:
+    the block is then read from NAME (or NAME.gz) in `files`, the run's m5out directory."""
     out, case, block = {}, None, None
+
+    def keep(lines):
+        pm = parse(lines)
+        if case is not None and (case not in out or pm.damaged <= out[case].damaged):
+            out[case] = pm
+
     for line in text.splitlines():
         if "VMSCALE-CASE-BEGIN " in line:
             parts = line.split("VMSCALE-CASE-BEGIN ", 1)[1].split()
             case = int(parts[0]) if parts and parts[0].isdigit() else None
+        elif line.startswith("VMSCALE-PHYSMAP-FILE ") and files is not None:
+            name = line.split()[1] if len(line.split()) > 1 else ""
+            path = next((p for p in (Path(files) / name, Path(files) / f"{name}.gz") if p.is_file()), None)
+            if "/" not in name and path is not None:
+                body = (gzip.open(path, "rt", errors="replace") if path.suffix == ".gz"
+                        else open(path, errors="replace")).read().splitlines()
+                keep([x for x in body if not x.startswith("VMSCALE-PHYSMAP-")])
         elif line.strip() == "VMSCALE-PHYSMAP-BEGIN":
             block = []
         elif line.strip() == "VMSCALE-PHYSMAP-END" and block is not None:
-            if case is not None:
-                pm = parse(block)
-                if case not in out or pm.damaged <= out[case].damaged:
-                    out[case] = pm
+            keep(block)
             block = None
         elif block is not None:
             block.append(line)
