@@ -228,3 +228,34 @@ def test_a_case_runs_no_process_but_its_workload(tmp_path):
         assert all(con.cases[i].rc == 0 and con.cases[i].result["ok"] for i in range(1, n + 1)), out
         runs[n] = sorted(log.read_text().split())
     assert runs[4] == runs[1], runs
+
+
+def test_under_gem5_the_recap_leaves_by_m5_writefile_and_is_put_back_in_the_console(tmp_path):
+    """In m5 mode the recap is written to the host (m5 writefile) instead of the UART, and the
+    console names it; console.inline_recap puts it back, so a garbled live line is repaired as
+    when the recap came over the console.  A fake m5 does what the guest's does: `mode` and
+    `writefile FILE NAME` (into m5out)."""
+    m5out = tmp_path / "m5out"
+    m5out.mkdir()
+    bindir = tmp_path / "path"
+    bindir.mkdir()
+    (bindir / "m5").write_text(f'#!/bin/sh\ncase "$1" in mode) echo inst;; writefile) cp "$2" "{m5out}/$3";; esac\n')
+    (bindir / "m5").chmod(0o755)
+    for name in ("stty", "timeout"):            # the UART drain: nothing to drain here
+        (bindir / name).write_text("#!/bin/sh\nexit 0\n")
+        (bindir / name).chmod(0o755)
+    prog = tmp_path / "bin/local"
+    prog.parent.mkdir()
+    prog.write_text(FAKE + 'out "VMSCALE-RESULT {\\"ok\\":true,\\"errors\\":0,\\"ops\\":7}"\n')
+    prog.chmod(0o755)
+    text = _in_tmp(guest_script.render([guest_script.Case(1, "local", "stock")]), tmp_path, prog)
+    env = {"PATH": f"{bindir}:/usr/bin:/bin", "VMSCALE_M5": "inst"}
+    out = subprocess.run(["sh", "-c", text], capture_output=True, text=True, env=env).stdout
+    assert f"VMSCALE-RECAP-FILE {guest_script.RECAP_FILE}" in out and out.count("VMSCALE-RESULT") == 1
+    garbled = out.replace('"ok":true,"errors":0,"ops":7', '"ok":tr[ 9.1] x\nue', 1)
+    assert console.parse(garbled).cases[1].result is None
+    whole = console.inline_recap(garbled, m5out)
+    assert whole.count("VMSCALE-RESULT") == 2 and "VMSCALE-RECAP-FILE" not in whole
+    con = console.parse(whole)
+    assert con.cases[1].result["ops"] == 7 and con.cases[1].recovered == ["result"] and con.script_ended
+    assert console.inline_recap(garbled, tmp_path / "elsewhere") == garbled     # no file: left as it was

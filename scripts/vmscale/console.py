@@ -225,3 +225,21 @@ def case_failure(case: CaseOutput) -> str:
     if case.rc:
         return f"workload exited rc={case.rc}"
     return ""
+
+
+def inline_recap(text: str, m5out) -> str:
+    """A gem5 console whose recap left by m5 writefile (`VMSCALE-RECAP-FILE NAME`, written
+    to m5out): the file's lines put in place of that line, so that the console log holds its
+    recap as every other run's does.  A missing file leaves the line (the live copy stands)."""
+    from pathlib import Path
+    out = []
+    for line in text.splitlines(keepends=True):
+        if line.startswith("VMSCALE-RECAP-FILE "):
+            name = line.split()[1] if len(line.split()) > 1 else ""
+            path = Path(m5out) / name
+            if "/" not in name and path.is_file():
+                body = path.read_text(errors="replace")
+                out.append(body if body.endswith("\n") else body + "\n")
+                continue
+        out.append(line)
+    return "".join(out)

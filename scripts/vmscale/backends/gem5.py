@@ -264,6 +264,7 @@ def run(*, cases, script_text, cores, workdir: Path, kernel_manifest, opts, time
     if board_of(opts).hotlines:
         _wait_for_hotlines(out)
     text = (out / CONSOLE).read_text(errors="replace") if (out / CONSOLE).exists() else ""
+    text = consolelib.inline_recap(text, out)
     (workdir / "console.log").write_text(text)
     dumps = stats.parse_file(out / "stats.txt") if (out / "stats.txt").exists() else []
     parsed = consolelib.parse(text)
