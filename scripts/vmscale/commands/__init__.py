@@ -6,8 +6,8 @@ def csv_list(text):
     return [t for t in text.split(",") if t]
 
 
-from vmscale.commands import (build, calibrate, checkpoint, collect, compare, demo, hotlines, model, plot,  # noqa: E402
+from vmscale.commands import (board, build, calibrate, checkpoint, collect, compare, demo, hotlines, model, plot,  # noqa: E402
                               run, sweep, verify, workloads)
 
-COMMANDS = [build, run, collect, sweep, checkpoint, plot, compare, hotlines, calibrate, verify, workloads, demo,
-            model]
+COMMANDS = [build, run, collect, sweep, checkpoint, plot, compare, hotlines, calibrate, board, verify, workloads,
+            demo, model]
