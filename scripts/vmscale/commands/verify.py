@@ -30,12 +30,13 @@ def main(args):
                   "and no boot-cost table")
             continue
         for d, findings in found.items():
-            bad += bool(findings)
-            print(f"{'ok  ' if not findings else 'FAIL'} {d}")
+            failed = verify.failures(findings)
+            bad += bool(failed)
+            print(f"{'ok  ' if not failed else 'FAIL'} {d}")
             for f in findings:
                 print(f"     {f}")
-        print(f"verify: {record}: {len(found)} run directories and tables, {sum(bool(f) for f in found.values())} "
-              "with findings")
+        print(f"verify: {record}: {len(found)} run directories and tables, "
+              f"{sum(bool(verify.failures(f)) for f in found.values())} with findings")
     if args.rerun:
         gem5_runs = [d for d in verify.run_dirs(Path(args.record[0]))
                      if json.loads((d / "manifest.json").read_text()).get("backend") == "gem5"]
