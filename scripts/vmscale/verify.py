@@ -221,8 +221,9 @@ def rerun_command(run_dir: Path, manifest: dict, out: Path) -> list:
     return cmd
 
 
-def compare_rerun(record: dict, rows: list, again: dict, again_rows: list) -> list:
-    """Equal simulated cycles per case, or why not (by hash)."""
+def compare_rerun(record: dict, rows: list, again: dict, again_rows: list, scripts=(None, None)) -> list:
+    """Equal simulated cycles per case, or why not (by hash, and the run scripts' texts: m5 readfile
+    puts the script in guest memory before the ROIs, so its text moves the guest's page allocation)."""
     out = []
     ours = {(r["kernel_variant"], r["workload"]): r for r in rows}
     for r in again_rows:
@@ -243,6 +244,8 @@ def compare_rerun(record: dict, rows: list, again: dict, again_rows: list) -> li
                            ("gem5 binary (sha256)", record.get("gem5_binary_sha256"), again.get("gem5_binary_sha256"))):
             if a != b:
                 why.append(f"{what}: {str(a)[:12] if a else 'not recorded'} recorded, {str(b)[:12]} here")
-        out.append("why: " + ("; ".join(why) if why else "the kernel, image and gem5 binary are the same: "
-                                                          "a real difference"))
+        if scripts[0] is not None and scripts[0] != scripts[1]:
+            why.append("run script: this vmscale writes another one than the record's (re-make the record)")
+        out.append("why: " + ("; ".join(why) if why else "the kernel, image, gem5 binary and run script are the "
+                                                          "same: a real difference"))
     return out

@@ -53,7 +53,8 @@ def main(args):
             raise VmscaleError(f"the re-run of {d} did not complete (exit {r.returncode})", f"see {out}.failed")
         again = json.loads((out / "manifest.json").read_text())
         again_rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines() if line]
-        diffs = verify.compare_rerun(record, rows, again, again_rows)
+        scripts = tuple((p / "run.sh").read_text() if (p / "run.sh").is_file() else None for p in (d, out))
+        diffs = verify.compare_rerun(record, rows, again, again_rows, scripts)
         for r_ in again_rows:
             print(f"  {r_['kernel_variant']}/{r_['workload']}: gem5.sim_ticks {r_.get('gem5.sim_ticks')}")
         if diffs:
