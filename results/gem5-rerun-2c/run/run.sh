@@ -49,9 +49,11 @@ say 2 "VMSCALE-CASE-END 2 rc=$rc"
 irqsum() { awk -v rows='LOC RES CAL TLB' 'BEGIN { n = split(rows, r, " "); for (i = 1; i <= n; i++) want[r[i] ":"] = r[i] } NR == 1 { cpus = NF } ($1 in want) { c = 0; t = 0; for (i = 2; i <= cpus + 1; i++) if ($i > 0) { c++; t += $i } printf "%s=%d/%d ", want[$1], c, t }' /proc/interrupts 2>/dev/null; }
 say 0-tail "VMSCALE-INTERRUPTS $(irqsum)"
 echo VMSCALE-RECAP-BEGIN
+m5m=${VMSCALE_M5:-$(m5 mode 2>/dev/null)}
+case "$m5m" in inst|addr) cat $d/0-head $d/1 $d/2 $d/0-tail > $d/recap 2>/dev/null; m5 writefile $d/recap recap.txt > /dev/null 2>&1 && echo "VMSCALE-RECAP-FILE recap.txt" || cat $d/recap;; *)
 p=; [ -r /proc/sys/kernel/printk ] && read -r p < /proc/sys/kernel/printk && echo 1 > /proc/sys/kernel/printk
 cat $d/0-head $d/1 $d/2 $d/0-tail 2>/dev/null
-[ -n "$p" ] && echo "$p" > /proc/sys/kernel/printk
+[ -n "$p" ] && echo "$p" > /proc/sys/kernel/printk;; esac
 echo VMSCALE-RECAP-END
 echo VMSCALE-SCRIPT-END
-case "${VMSCALE_M5:-$(m5 mode 2>/dev/null)}" in inst|addr) s=$(stty -F /dev/console -g 2>/dev/null) && timeout 2 stty -F /dev/console "$s" 2>/dev/null || sleep 0.3;; esac
+case "$m5m" in inst|addr) s=$(stty -F /dev/console -g 2>/dev/null) && timeout 2 stty -F /dev/console "$s" 2>/dev/null || sleep 0.3;; esac
