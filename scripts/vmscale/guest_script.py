@@ -59,6 +59,7 @@ def render(cases: list) -> str:
              # Files are read with the shell's own `read`, not $(cat ...): under gem5 each
              # command substitution is a fork and an exec, ~2 ms of simulated time apiece.
              'get() { v=-; [ -r "$1" ] && read -r v < "$1"; }',
+             'm5m=${VMSCALE_M5:-$(m5 mode 2>/dev/null)}',
              'get /proc/sys/kernel/osrelease',
              'say 0-head "VMSCALE-SCRIPT-BEGIN cpus=$(nproc) kernel=$v"',
              # The detector timeouts the kernel actually took (watchdogs.py chose them).
@@ -84,11 +85,18 @@ def render(cases: list) -> str:
                          f" rc=$(cat $d/rc-{n} 2>/dev/null || echo 99);"
                          f" grep 'VMSCALE-RESULT ' $d/out-{n} >> $d/{n}; fi")
         else:
-            # The harness appends its result line and frame map (physmap=1: 28 KB of live
-            # console, where a kernel message is likeliest to land; vmscale.physmap keeps the
-            # cleaner copy) to $VMSCALE_RECAP itself: the case's only process is the workload.
-            # Under gem5 the frame map goes to m5out/physmap-<case>.txt (VMSCALE_CASE) instead.
-            lines.append(f"if [ $rc = 0 ]; then VMSCALE_RECAP=$d/{n} VMSCALE_CASE={n} {argv}; rc=$?; fi")
+            # Under gem5 (m5 mode on) the harness appends its result line to $VMSCALE_RECAP itself
+            # and writes its frame map to m5out/physmap-<case>.txt (VMSCALE_CASE): the case's
+            # only process is the workload.  Elsewhere stdout goes through tee as it always did:
+            # the pipeline also waits for every process that holds the workload's stdout, so a
+            # case cannot start while the last one's children still run.  The frame map
+            # (physmap=1: 28 KB of live console, where a kernel message is likeliest to land;
+            # vmscale.physmap keeps the cleaner copy) is recapped too.
+            lines.append(f'if [ $rc = 0 ]; then case "$m5m" in inst|addr) VMSCALE_RECAP=$d/{n} VMSCALE_CASE={n} {argv};'
+                         f' rc=$?;; *) {{ {argv}; echo $? > $d/rc-{n}; }} | tee $d/out-{n};'
+                         f" rc=$(cat $d/rc-{n} 2>/dev/null || echo 99);"
+                         f" grep 'VMSCALE-RESULT ' $d/out-{n} >> $d/{n};"
+                         f" sed -n '/^VMSCALE-PHYSMAP-BEGIN$/,/^VMSCALE-PHYSMAP-END$/p' $d/out-{n} >> $d/{n};; esac; fi")
         lines.append(f"say {n} \"VMSCALE-CASE-END {n} rc=$rc\"")
     # Which CPUs took which interrupts over the boot and run: for each /proc/interrupts row named
     # in IRQ_ROWS, the CPUs with a non-zero count and the total.  Local timer, rescheduling,
@@ -106,7 +114,6 @@ def render(cases: list) -> str:
     # interrupt at a time.  The console then names the file (console.inline_recap reads it).
     files = "$d/0-head " + " ".join(f"$d/{c.case_id}" for c in cases) + " $d/0-tail"
     lines += ["echo VMSCALE-RECAP-BEGIN",
-              'm5m=${VMSCALE_M5:-$(m5 mode 2>/dev/null)}',
               f'case "$m5m" in inst|addr) cat {files} > $d/recap 2>/dev/null; '
               f'm5 writefile $d/recap {RECAP_FILE} > /dev/null 2>&1 && echo "VMSCALE-RECAP-FILE {RECAP_FILE}" || cat $d/recap;; *)',
               "p=; [ -r /proc/sys/kernel/printk ] && read -r p < /proc/sys/kernel/printk && echo 1 > /proc/sys/kernel/printk",
