@@ -4,6 +4,7 @@ d=/tmp/vmscale-run; rm -rf $d; mkdir -p $d
 (eval 'exec 1023</dev/null') 2>/dev/null && eval 'exec 1023</dev/null'
 say() { echo "$2"; echo "$2" >> "$d/$1"; }
 get() { v=-; [ -r "$1" ] && read -r v < "$1"; }
+m5m=${VMSCALE_M5:-$(m5 mode 2>/dev/null)}
 get /proc/sys/kernel/osrelease
 say 0-head "VMSCALE-SCRIPT-BEGIN cpus=$(nproc) kernel=$v"
 get /sys/module/rcupdate/parameters/rcu_cpu_stall_timeout; w="rcu_cpu_stall_timeout=$v"
@@ -26,7 +27,7 @@ if [ -w /proc/sys/vm/vmscale_pagecache ]; then echo lockless > /proc/sys/vm/vmsc
 [ -r /proc/sys/vm/vmscale_pagecache ] && read -r v < /proc/sys/vm/vmscale_pagecache && say 1 "VMSCALE-SYSCTL vm/vmscale_pagecache=$v"
 if [ -w /proc/sys/vm/vmscale_reclaim ]; then echo rcu > /proc/sys/vm/vmscale_reclaim || rc=97; fi
 [ -r /proc/sys/vm/vmscale_reclaim ] && read -r v < /proc/sys/vm/vmscale_reclaim && say 1 "VMSCALE-SYSCTL vm/vmscale_reclaim=$v"
-if [ $rc = 0 ]; then VMSCALE_RECAP=$d/1 VMSCALE_CASE=1 /bin/refcount threads=2 iters=4000 chunk=1000 counter=atomic physmap=1; rc=$?; fi
+if [ $rc = 0 ]; then case "$m5m" in inst|addr) VMSCALE_RECAP=$d/1 VMSCALE_CASE=1 /bin/refcount threads=2 iters=4000 chunk=1000 counter=atomic physmap=1; rc=$?;; *) { /bin/refcount threads=2 iters=4000 chunk=1000 counter=atomic physmap=1; echo $? > $d/rc-1; } | tee $d/out-1; rc=$(cat $d/rc-1 2>/dev/null || echo 99); grep 'VMSCALE-RESULT ' $d/out-1 >> $d/1; sed -n '/^VMSCALE-PHYSMAP-BEGIN$/,/^VMSCALE-PHYSMAP-END$/p' $d/out-1 >> $d/1;; esac; fi
 say 1 "VMSCALE-CASE-END 1 rc=$rc"
 say 2 'VMSCALE-CASE-BEGIN 2 refcache refcount'
 rc=0
@@ -44,12 +45,11 @@ if [ -w /proc/sys/vm/vmscale_pagecache ]; then echo lockless > /proc/sys/vm/vmsc
 [ -r /proc/sys/vm/vmscale_pagecache ] && read -r v < /proc/sys/vm/vmscale_pagecache && say 2 "VMSCALE-SYSCTL vm/vmscale_pagecache=$v"
 if [ -w /proc/sys/vm/vmscale_reclaim ]; then echo rcu > /proc/sys/vm/vmscale_reclaim || rc=97; fi
 [ -r /proc/sys/vm/vmscale_reclaim ] && read -r v < /proc/sys/vm/vmscale_reclaim && say 2 "VMSCALE-SYSCTL vm/vmscale_reclaim=$v"
-if [ $rc = 0 ]; then VMSCALE_RECAP=$d/2 VMSCALE_CASE=2 /bin/refcount threads=2 iters=4000 chunk=1000 counter=refcache physmap=1; rc=$?; fi
+if [ $rc = 0 ]; then case "$m5m" in inst|addr) VMSCALE_RECAP=$d/2 VMSCALE_CASE=2 /bin/refcount threads=2 iters=4000 chunk=1000 counter=refcache physmap=1; rc=$?;; *) { /bin/refcount threads=2 iters=4000 chunk=1000 counter=refcache physmap=1; echo $? > $d/rc-2; } | tee $d/out-2; rc=$(cat $d/rc-2 2>/dev/null || echo 99); grep 'VMSCALE-RESULT ' $d/out-2 >> $d/2; sed -n '/^VMSCALE-PHYSMAP-BEGIN$/,/^VMSCALE-PHYSMAP-END$/p' $d/out-2 >> $d/2;; esac; fi
 say 2 "VMSCALE-CASE-END 2 rc=$rc"
 irqsum() { awk -v rows='LOC RES CAL TLB' 'BEGIN { n = split(rows, r, " "); for (i = 1; i <= n; i++) want[r[i] ":"] = r[i] } NR == 1 { cpus = NF } ($1 in want) { c = 0; t = 0; for (i = 2; i <= cpus + 1; i++) if ($i > 0) { c++; t += $i } printf "%s=%d/%d ", want[$1], c, t }' /proc/interrupts 2>/dev/null; }
 say 0-tail "VMSCALE-INTERRUPTS $(irqsum)"
 echo VMSCALE-RECAP-BEGIN
-m5m=${VMSCALE_M5:-$(m5 mode 2>/dev/null)}
 case "$m5m" in inst|addr) cat $d/0-head $d/1 $d/2 $d/0-tail > $d/recap 2>/dev/null; m5 writefile $d/recap recap.txt > /dev/null 2>&1 && echo "VMSCALE-RECAP-FILE recap.txt" || cat $d/recap;; *)
 p=; [ -r /proc/sys/kernel/printk ] && read -r p < /proc/sys/kernel/printk && echo 1 > /proc/sys/kernel/printk
 cat $d/0-head $d/1 $d/2 $d/0-tail 2>/dev/null
