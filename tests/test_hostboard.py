@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from conftest import vmscale
-from vmscale_gem5 import hostboard
+from vmscale_gem5 import board, hostboard
 from vmscale_gem5.board import Board
 
 
@@ -29,9 +29,9 @@ def test_a_two_socket_machine_becomes_a_sockets_board(tmp_path):
             (3, "Unified", "30720K", 15, "0-3")],
            "model name\t: Test Xeon\ncpu MHz\t\t: 2400.000\n" * 8)
     desc = hostboard.read(tmp_path)
-    assert (desc["cpus"], desc["sockets"], desc["socket_cores"]) == (8, 2, 4)
+    assert (desc["cpus"], desc["sockets"], desc["cores_per_socket"]) == (8, 2, 4)
     assert desc["l1d"]["size_kib"] == 48 and desc["llc"]["level"] == 3 and desc["llc"]["shared_cpus"] == 4
-    vals = hostboard.values(desc, same_socket_cycles=116)
+    vals = board.twin(desc, same_socket_cycles=116)
     # 30 MiB per socket -> the nearest power of two, a bank per socket; the link from the measured transfer
     assert vals == {"l1_size": 48, "l1_assoc": 12, "l2_size": 32768, "l2_assoc": 15, "clock": "2.4GHz",
                     "topology": "sockets", "socket_cores": 4, "l2_banks": 0, "link_latency": 36, "router_latency": 3}
@@ -40,23 +40,27 @@ def test_a_two_socket_machine_becomes_a_sockets_board(tmp_path):
 
 def test_the_link_latency_inverts_the_reference_boards_calibration():
     # results/gem5-calibration: links of 15, 26 and 36 cycles gave same-socket transfers of 53, 86, 116
-    assert [hostboard.link_latency(c) for c in (53, 86, 116)] == [15, 26, 36]
+    assert [board.twin_link_latency(c) for c in (53, 86, 116)] == [15, 26, 36]
 
 
 def test_this_machine_is_described_and_its_twin_is_a_valid_board(tmp_path, workloads_built):
     desc = hostboard.read("/")
     assert desc["cpus"] >= 1 and desc["sockets"] >= 1 and desc["l1d"]["size_kib"] > 0
-    Board.make(hostboard.values(desc)).check(desc["cpus"])
+    Board.make(board.twin(desc)).check(desc["cpus"])
     r = vmscale("board", "describe", "--json", tmp_path / "twin.json")
     assert r.returncode == 0, r.stderr
     assert "twin board: --gem5 " in r.stdout and (tmp_path / "twin.json").is_file()
     if desc["cpus"] >= 2:     # line transfers timed here by ccbench, natively: the twin's links follow
         import json
         r = vmscale("board", "describe", "--measure", "--json", tmp_path / "m.json")
+        if r.returncode and "in no measurable time" in r.stderr:
+            # a CI machine's 2 vCPUs did this: the error must say why and write no twin
+            assert r.returncode == 2 and not (tmp_path / "m.json").exists(), r.stderr
+            return
         assert r.returncode == 0, r.stderr
         m = json.loads((tmp_path / "m.json").read_text())
         assert m["measured"]["same_socket_load"] > 0
-        assert m["options"]["link_latency"] == hostboard.link_latency(m["measured"]["same_socket_load"])
+        assert m["options"]["link_latency"] == board.twin_link_latency(m["measured"]["same_socket_load"])
         Board.make(m["options"]).check(desc["cpus"])
 
 

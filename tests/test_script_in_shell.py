@@ -271,3 +271,28 @@ def test_under_gem5_the_recap_leaves_by_m5_writefile_and_is_put_back_in_the_cons
     con = console.parse(whole)
     assert con.cases[1].result["ops"] == 7 and con.cases[1].recovered == ["result"] and con.script_ended
     assert console.inline_recap(garbled, tmp_path / "elsewhere") == garbled     # no file: left as it was
+
+
+def test_integer_sysctls_are_read_whole(tmp_path):
+    # proc_dointvec answers only a read at offset 0 and the shell's `read` takes a byte per
+    # read(2): a CI run saw watchdog_thresh=6 for 60.  The host's own /proc/sys files, read by
+    # the script as the guest's busybox sh runs it, must come back whole.
+    real = "/proc/sys/kernel/pid_max"
+    want = open(real).read().strip()
+    (tmp_path / "proc/sys/kernel").mkdir(parents=True)
+    os.symlink(real, tmp_path / "proc/sys/kernel/pid_max")   # rewritten by _in_tmp, still the real file
+    prog = tmp_path / "bin/local"
+    prog.parent.mkdir()
+    prog.write_text(FAKE + 'out "VMSCALE-RESULT {\\"ok\\":true,\\"errors\\":0}"\n')
+    prog.chmod(0o755)
+    cases = [guest_script.Case(1, "local", "stock", {}, {"kernel/pid_max": want})]   # writes what it holds
+    text = _in_tmp(guest_script.render(cases), tmp_path, prog)
+    # the header reads the real detector sysctls (no rewrite for kernel/watchdog_thresh: it is not under tmp)
+    text = text.replace(str(tmp_path / "proc/sys/kernel/watchdog_thresh"), "/proc/sys/kernel/watchdog_thresh")
+    shell = [str(image.find_busybox()), "sh"] if shutil.which("busybox") else ["sh"]
+    out = subprocess.run(shell + ["-c", text], capture_output=True, text=True).stdout
+    con = console.parse(out)
+    assert con.cases[1].sysctls == {"kernel/pid_max": want}
+    if os.path.exists("/proc/sys/kernel/watchdog_thresh"):
+        thresh = open("/proc/sys/kernel/watchdog_thresh").read().strip()
+        assert f"watchdog_thresh={thresh} " in out

@@ -3,6 +3,7 @@
 Pure text generation; the console parser (console.py) reads the markers it prints.
 """
 
+import re
 import shlex
 from dataclasses import dataclass, field
 
@@ -59,13 +60,17 @@ def render(cases: list) -> str:
              # Files are read with the shell's own `read`, not $(cat ...): under gem5 each
              # command substitution is a fork and an exec, ~2 ms of simulated time apiece.
              'get() { v=-; [ -r "$1" ] && read -r v < "$1"; }',
+             # ...except an integer sysctl: proc_dointvec answers only a read at offset 0, and
+             # `read` takes a byte per read(2), so it would see the first digit alone.  cat
+             # reads it whole (a fork: the two detector sysctls per run, no case's switches).
+             'getn() { v=-; [ -r "$1" ] && v=$(cat "$1"); }',
              'm5m=${VMSCALE_M5:-$(m5 mode 2>/dev/null)}',
              'get /proc/sys/kernel/osrelease',
              'say 0-head "VMSCALE-SCRIPT-BEGIN cpus=$(nproc) kernel=$v"',
              # The detector timeouts the kernel actually took (watchdogs.py chose them).
              'get /sys/module/rcupdate/parameters/rcu_cpu_stall_timeout; w="rcu_cpu_stall_timeout=$v"',
-             'get /proc/sys/kernel/watchdog_thresh; w="$w watchdog_thresh=$v"',
-             'get /proc/sys/kernel/hung_task_timeout_secs; w="$w hung_task_timeout_secs=$v"',
+             'getn /proc/sys/kernel/watchdog_thresh; w="$w watchdog_thresh=$v"',
+             'getn /proc/sys/kernel/hung_task_timeout_secs; w="$w hung_task_timeout_secs=$v"',
              'say 0-head "VMSCALE-WATCHDOG $w"']
     for c in cases:
         n = c.case_id
@@ -77,7 +82,9 @@ def render(cases: list) -> str:
             missing = "" if upstream(path, value) else " else rc=98;"
             lines.append(f"if [ -w /proc/sys/{path} ]; then echo {shlex.quote(value)} > /proc/sys/{path} || rc=97;"
                          f"{missing} fi")
-            lines.append(f"[ -r /proc/sys/{path} ] && read -r v < /proc/sys/{path} && say {n} \"VMSCALE-SYSCTL {path}=$v\"")
+            # vmscale's switches are strings (proc_dostring honours the offset): `read` takes them
+            get = "getn" if re.fullmatch(r"-?\d+", value) else "get"
+            lines.append(f"[ -r /proc/sys/{path} ] && {get} /proc/sys/{path} && say {n} \"VMSCALE-SYSCTL {path}=$v\"")
         argv = " ".join(shlex.quote(a) for a in c.argv())
         if c.workload in SCRIPTS:
             # A guest script's stdout goes through tee so that its result line can be recapped.

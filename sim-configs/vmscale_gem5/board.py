@@ -23,6 +23,7 @@ only what differs from it, so `board=NAME` alone is that board exactly.  The unn
 the board every record before named boards used (label '' = every option at its default).
 """
 
+import math
 from dataclasses import dataclass
 
 from vmscale_gem5 import limits, topology
@@ -106,6 +107,37 @@ PRESETS = {
                 "l2_assoc": 16, "l2_banks": 0, "topology": "sockets", "socket_cores": 10,
                 "link_latency": 36, "router_latency": 3, "socket_latency": 56, "socket_port_latency": 25},
 }
+
+
+# results/gem5-calibration: link latency 15, 26, 36 -> same-socket load 53, 86, 116 cycles (router 3).
+TWIN_LINK_SLOPE, TWIN_LINK_INTERCEPT, TWIN_ROUTER = 3.0, 8.0, 3
+
+
+def twin_link_latency(same_socket_cycles: float) -> int:
+    """The link latency whose same-socket transfer is the measured one (the calibration's line)."""
+    return max(1, round((same_socket_cycles - TWIN_LINK_INTERCEPT) / TWIN_LINK_SLOPE))
+
+
+def twin(desc: dict, same_socket_cycles=None) -> dict:
+    """Option values of the board that stands for a host (hostboard.read's description).
+
+    MESI_Two_Level has private L1s and one shared inclusive L2: the L1 is the host's L1D (size
+    and ways); the L2 stands for its last-level cache, a bank per socket holding one socket's
+    LLC, rounded to a power of two as Ruby's sets need.  The sockets topology even for one
+    socket: the calibration's latencies were measured on it.  Link latencies come from a
+    line-transfer latency measured on the host (ccbench, natively) through the relation the
+    reference board's calibration gave; `vmscale calibrate` on the twin checks it."""
+    llc = desc["llc"]
+    # the LLC of one socket: all of it when every CPU of the socket shares it, else per group x groups
+    per_socket = llc["size_kib"] * max(1, desc["cores_per_socket"] // max(1, llc["shared_cpus"]))
+    out = {"l1_size": int(desc["l1d"]["size_kib"]), "l1_assoc": desc["l1d"]["ways"],
+           "l2_size": 2 ** round(math.log2(per_socket)), "l2_assoc": llc["ways"]}
+    if desc["clock_mhz"]:
+        out["clock"] = f"{desc['clock_mhz'] / 1000:.1f}GHz"
+    out.update(topology="sockets", socket_cores=desc["cores_per_socket"], l2_banks=0)
+    if same_socket_cycles:
+        out.update(link_latency=twin_link_latency(same_socket_cycles), router_latency=TWIN_ROUTER)
+    return out
 
 
 def next_pow2(n: int) -> int:

@@ -1,22 +1,11 @@
-"""A board for the machine in front of you: its sockets, cores, caches and clock read from Linux's
-sysfs and /proc/cpuinfo, turned into board option values (pure: a file-system root in, values out).
-
-MESI_Two_Level has private L1s and one shared inclusive L2: the L1 is the host's L1D (size and
-ways), the L2 stands for its last-level cache (a bank per socket, the LLC of one socket each,
-rounded to a power of two as Ruby's sets need), and a machine of several sockets gets the sockets
-topology.  The link latencies come from a line-transfer latency measured on the host (ccbench, run
-natively), through the relation the reference board's calibration gave (results/gem5-calibration:
-same-socket transfer = 3.0 x link latency + 8 cycles at router latency 3); `vmscale calibrate` on
-the twin checks it.
+"""The machine in front of you as Linux's sysfs and /proc/cpuinfo describe it: sockets, cores,
+caches and clock (pure: a file-system root in, a description out).  board.twin turns a
+description into the options of the board that stands for it.
 """
 
 import math
 import re
 from pathlib import Path
-
-# results/gem5-calibration: link latency 15, 26, 36 -> same-socket load 53, 86, 116 cycles (router 3).
-LINK_SLOPE, LINK_INTERCEPT, ROUTER = 3.0, 8.0, 3
-
 
 def _read(path: Path):
     try:
@@ -47,7 +36,7 @@ def read(root="/") -> dict:
     """The host as sysfs describes it: cpus, sockets, cores per socket, clock, L1D and LLC."""
     root = Path(root)
     base = root / "sys/devices/system/cpu"
-    cpus = sorted(int(p.name[3:]) for p in base.glob("cpu[0-9]*") if (p / "topology").is_dir())
+    cpus = sorted(int(p.name[3:]) for p in base.glob("cpu[0-9]*") if (p / "topology/physical_package_id").is_file())
     if not cpus:
         raise ValueError(f"{base}: no CPU topology (not Linux's sysfs?)")
     packages = {}
@@ -68,32 +57,6 @@ def read(root="/") -> dict:
     info = _read(root / "proc/cpuinfo") or ""
     mhz = [float(m) for m in re.findall(r"^cpu MHz\s*:\s*([\d.]+)", info, re.M)]
     model = re.search(r"^model name\s*:\s*(.+)$", info, re.M)
-    return {"cpus": len(cpus), "sockets": len(packages), "socket_cores": max(len(v) for v in packages.values()),
+    return {"cpus": len(cpus), "sockets": len(packages), "cores_per_socket": max(len(v) for v in packages.values()),
             "clock_mhz": max(mhz) if mhz else None, "model": model[1].strip() if model else None,
             "l1d": l1, "llc": llc}
-
-
-def link_latency(same_socket_cycles: float) -> int:
-    """The link latency whose same-socket transfer is the measured one (the calibration's line)."""
-    return max(1, round((same_socket_cycles - LINK_INTERCEPT) / LINK_SLOPE))
-
-
-def values(desc: dict, same_socket_cycles=None) -> dict:
-    """Board option values of the host's twin."""
-    llc = desc["llc"]
-    # the LLC of one socket: all of it when every CPU of the socket shares it, else per group x groups
-    per_socket = llc["size_kib"] * max(1, desc["socket_cores"] // max(1, llc["shared_cpus"]))
-    out = {"l1_size": int(desc["l1d"]["size_kib"]), "l1_assoc": desc["l1d"]["ways"],
-           "l2_size": 2 ** round(math.log2(per_socket)), "l2_assoc": llc["ways"]}
-    if desc["clock_mhz"]:
-        out["clock"] = f"{desc['clock_mhz'] / 1000:.1f}GHz"
-    # the sockets topology even for one socket: the calibration's latencies were measured on it
-    out.update(topology="sockets", socket_cores=desc["socket_cores"], l2_banks=0)
-    if same_socket_cycles:
-        out.update(link_latency=link_latency(same_socket_cycles), router_latency=ROUTER)
-    return out
-
-
-def label(vals: dict) -> str:
-    """The `--gem5` options of the twin, as a board label reads them (KEY=VALUE, space-separated)."""
-    return " ".join(f"{k}={v}" for k, v in sorted(vals.items()))
