@@ -2,8 +2,10 @@
 
 from pathlib import Path
 
+import pytest
+
 from conftest import vmscale
-from vmscale_gem5 import board, hostboard
+from vmscale_gem5 import board, hostboard, limits
 from vmscale_gem5.board import Board
 
 
@@ -67,3 +69,22 @@ def test_this_machine_is_described_and_its_twin_is_a_valid_board(tmp_path, workl
 def test_a_root_without_sysfs_is_refused_with_the_reason(tmp_path):
     r = vmscale("board", "describe", "--root", tmp_path)
     assert r.returncode == 2 and "no CPU topology" in r.stderr
+
+
+def test_board_host_and_a_board_file_are_the_twin_as_explicit_options(tmp_path):
+    desc = hostboard.read("/")
+    host = Board.make({"board": "host"})
+    assert host.name == "" and all(host.get(k) == board.BY_NAME[k].parse(v) for k, v in board.twin(desc).items())
+    # the label names every twin value, so it re-makes the board where no sysfs says the same
+    assert Board.make(host.label()) == host
+    f = tmp_path / "twin.json"
+    r = vmscale("board", "describe", "--json", f)
+    assert r.returncode == 0, r.stderr
+    assert Board.make({"board": str(f)}) == host
+    # an option given beside the twin wins over it
+    assert Board.make({"board": str(f), "link_latency": 7}).link_latency == 7
+    f.write_text('{"options": {"l1_size": 64, "warp_drive": 1}}')
+    with pytest.raises(limits.ConfigError, match="warp_drive"):
+        Board.make({"board": str(f)})
+    with pytest.raises(limits.ConfigError, match="not a board file"):
+        Board.make({"board": str(tmp_path / "missing.json")})

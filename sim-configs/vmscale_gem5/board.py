@@ -19,7 +19,9 @@ Roles:
 - OBSERVER: watches a run without changing a simulated figure (not part of the label).
 
 Named boards (`board=NAME`) are presets of these values; a row's label names the preset and
-only what differs from it, so `board=NAME` alone is that board exactly.  The unnamed base is
+only what differs from it, so `board=NAME` alone is that board exactly.  A twin (`board=host`,
+this machine read from sysfs; `board=FILE.json`, what `vmscale board describe --json` wrote)
+is the unnamed base with the twin's values as explicit options.  The unnamed base is
 the board every record before named boards used (label '' = every option at its default).
 """
 
@@ -140,6 +142,34 @@ def twin(desc: dict, same_socket_cycles=None) -> dict:
     return out
 
 
+HOST = "host"     # board=host: this machine's twin; board=FILE.json: a twin `vmscale board describe` wrote
+
+
+def twin_options(name: str) -> dict:
+    """The options of board=host (this machine's sysfs, default latencies) or of a board file
+    (the "options" of `vmscale board describe --json`, measured latencies included)."""
+    import json
+    from pathlib import Path
+    if name == HOST:
+        from vmscale_gem5 import hostboard
+        try:
+            return twin(hostboard.read("/"))
+        except ValueError as e:
+            raise limits.ConfigError(f"board=host: {e}") from None
+    try:
+        data = json.loads(Path(name).read_text())
+    except (OSError, ValueError) as e:
+        raise limits.ConfigError(f"board={name}: not a board file ({e})") from None
+    opts = data.get("options", data) if isinstance(data, dict) else None
+    if not isinstance(opts, dict):
+        raise limits.ConfigError(f"board={name}: no options (write one with `vmscale board describe --json FILE`)")
+    opts = {k.replace("-", "_"): v for k, v in opts.items()}
+    bad = sorted(k for k in opts if k not in BY_NAME)
+    if bad:
+        raise limits.ConfigError(f"board={name}: {', '.join(bad)}: not gem5 options vmscale sets")
+    return opts
+
+
 def next_pow2(n: int) -> int:
     return 1 << max(0, int(n) - 1).bit_length()
 
@@ -169,6 +199,11 @@ class Board:
             given[key] = value
         name = str(given.pop("board", "") or "")
         if name == "default":
+            name = ""
+        if name == HOST or name.endswith(".json"):
+            # a twin: its values become explicit options on the unnamed base, so the label
+            # names every one of them and re-makes the board on any machine
+            given = dict(twin_options(name), **given)
             name = ""
         if name not in PRESETS:
             raise limits.ConfigError(f"board={name}: no such board (known: "

@@ -7,7 +7,8 @@ def csv_list(text):
 
 
 from vmscale.commands import (board, build, calibrate, checkpoint, collect, compare, demo, hotlines, model, plot,  # noqa: E402
-                              run, sweep, verify, workloads)
+                              run, sweep, validate, verify, workloads)
 
-COMMANDS = [build, run, collect, sweep, checkpoint, plot, compare, hotlines, calibrate, board, verify, workloads,
+COMMANDS = [build, run, collect, sweep, checkpoint, plot, compare, hotlines, calibrate, board, validate, verify,
+            workloads,
             demo, model]

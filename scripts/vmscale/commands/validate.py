@@ -1,0 +1,85 @@
+"""`vmscale validate`: the same cases natively on this machine and on its twin board in gem5,
+compared point by point (validate.csv, validate.json, validate.png).  Each run is a directory
+of its own under --out; one already complete is kept, so a validation that died goes on
+where it stopped."""
+
+import json
+import sys
+from pathlib import Path
+
+SIDES = {"native": "native", "sim": "gem5"}
+
+
+def register(sub):
+    v = sub.add_parser("validate", help="this machine natively vs its twin board in gem5, point by point")
+    v.add_argument("--workload", required=True, help="comma-separated workloads")
+    v.add_argument("--cores", default="1,2", help="comma-separated core counts (default 1,2)")
+    v.add_argument("--kernel-variant", default="stock",
+                   help="comma-separated variants (natively: what the running kernel provides)")
+    v.add_argument("--param", action="append", default=[], help="NAME=VALUE or WORKLOAD.NAME=VALUE (repeatable)")
+    v.add_argument("--board", default="host",
+                   help="the twin: host (this machine's sysfs, default latencies) or a file "
+                        "`vmscale board describe --measure --json FILE` wrote")
+    v.add_argument("--side", choices=("both", *SIDES), default="both",
+                   help="run one side only (e.g. the native one on the machine, gem5 on a cluster)")
+    v.add_argument("--out", required=True, help="directory for the runs and the comparison")
+    v.add_argument("--timeout", type=int, help="seconds before a run is declared hung")
+    v.set_defaults(func=main)
+
+
+def _complete(path: Path) -> bool:
+    try:
+        return json.loads((path / "manifest.json").read_text()).get("status") == "complete"
+    except (OSError, ValueError):
+        return False
+
+
+def main(args):
+    from vmscale import runner, validate
+    from vmscale.commands import csv_list
+    from vmscale.errors import VmscaleError
+    from vmscale.fileutil import atomic_write_text
+    from vmscale.rundir import load_rows, rows_to_csv
+    from vmscale_gem5 import board, limits
+    try:
+        twin = board.Board.make({"board": args.board})
+    except limits.ConfigError as e:
+        raise VmscaleError(str(e), "use --board host or a file from `vmscale board describe --json FILE`")
+    try:
+        cores = sorted({int(c) for c in csv_list(args.cores)})
+    except ValueError:
+        raise VmscaleError(f"--cores {args.cores}: expected comma-separated integers, e.g. 1,2")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    sides = list(SIDES) if args.side == "both" else [args.side]
+    rows, failures = {s: [] for s in SIDES}, []
+    for side in SIDES:
+        for n in cores:
+            rd = out / f"{side}-{n}c"
+            if side in sides and not _complete(rd):
+                print(f"validate: {side} at {n} cores", flush=True)
+                _, _, fails = runner.run(
+                    backend=SIDES[side], cores=n, workload_names=csv_list(args.workload),
+                    variant_names=csv_list(args.kernel_variant), params=args.param, out=rd, timeout=args.timeout,
+                    gem5_opts=twin.options() if side == "sim" else None)
+                failures += [f"{side} {n}c: {f}" for f in fails]
+            if _complete(rd):
+                rows[side] += load_rows(rd)
+    for f in failures:
+        print(f"vmscale: {f}", file=sys.stderr)
+    if not rows["native"] or not rows["sim"]:
+        have = [s for s in SIDES if rows[s]]
+        print(f"validate: runs of {', '.join(have) or 'neither side'} in {out}; the comparison needs both "
+              "(run the other side with --side, into the same --out)")
+        return 1 if failures else 0
+    table = validate.table(rows["native"], rows["sim"])
+    atomic_write_text(out / "validate.csv", rows_to_csv(table))
+    atomic_write_text(out / "validate.json", json.dumps({"board": twin.label(), "gem5_options": twin.options(),
+                                                         "points": table}, indent=2) + "\n")
+    figs = validate.plot(table, str(out / "validate"), twin.label())
+    print(f"{'workload':10} {'variant':10} {'cores':>5} {'sim/native':>10} {'native N/1':>10} {'sim N/1':>8} {'error':>7}")
+    for r in table:
+        print(f"{r['workload']:10} {r['kernel_variant']:10} {r['cores']:5} {r['throughput_ratio_sim_over_native']:10.3f} "
+              f"{r['native_scaling_ratio']:10.3f} {r['sim_scaling_ratio']:8.3f} {100 * r['scaling_error']:+6.1f}%")
+    print(f"wrote {out / 'validate.csv'}, {figs[0]}")
+    return 1 if failures else 0
