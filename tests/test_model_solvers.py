@@ -86,3 +86,28 @@ def test_an_empty_network_does_nothing():
     r = solvers.mva(10.0, [2.0, 1.0], 0)
     assert r["throughput"] == 0.0 and r["response"] == 0.0
     assert r["residence"] == [0.0, 0.0] and r["queue"] == [0.0, 0.0]
+
+
+def test_load_dependent_mva_and_the_simpy_station_agree_within_two_percent():
+    """A line whose hand-off grows with the cores waiting (the directory re-examines parked
+    requests on every free): exact load-dependent MVA against the SimPy station whose rate
+    follows the number present, across the peak and into the retrograde region."""
+    from vmscale_model import des
+    from vmscale_model.network import Model, Station
+    m = Model(think=200.0, stations=(Station("line", 20.0, per_waiter=4.0),)).validate()
+    curve = {n: solvers.mva_throughput(m, n) for n in (1, 2, 4, 8, 16, 32)}
+    for n in (2, 8, 32):
+        sim = des.simulate(m, n, ops=30_000, seed=3).throughput
+        assert abs(sim - curve[n]) / curve[n] < 0.02, (n, sim, curve[n])
+    # unlike a fixed-service line, whose throughput only flattens at 1/S, this one turns down
+    peak = max(curve, key=curve.get)
+    assert 4 <= peak <= 16 and curve[32] < 0.6 * curve[peak]
+
+
+def test_load_dependent_mva_without_growth_is_the_plain_recursion():
+    plain = solvers.mva(100.0, [10.0, 3.0], 12)
+    ld = solvers.mva(100.0, [10.0, 3.0], 12, growth=[1e-12, 0.0])
+    assert ld["throughput"] == pytest.approx(plain["throughput"], rel=1e-6)
+    assert ld["queue"][0] == pytest.approx(plain["queue"][0], rel=1e-5)
+    with pytest.raises(ValueError, match="one value per station"):
+        solvers.mva(100.0, [10.0], 4, growth=[1.0, 2.0])

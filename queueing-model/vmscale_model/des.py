@@ -6,6 +6,7 @@ utilisation of every station.
 """
 
 import random
+from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,6 +60,54 @@ class _Line:
         self.area = self.busy = 0.0
 
 
+class _LoadLine(_Line):
+    """A line whose service time follows the number of cores present (Station.per_waiter).
+
+    FCFS, one server.  With exponential service the completion rate tracks the number
+    present as it changes (an arrival redraws the remaining time at the new rate, exact by
+    memorylessness): the product-form station load-dependent MVA solves.  With 'det' each
+    service takes the time set by the number present when it starts."""
+
+    def __init__(self, env, station, n, rng, dist):
+        super().__init__(env, station, n)
+        self.rng, self.dist = rng, dist
+        self.waiting = deque()
+        self.arrived = env.event()
+        env.process(self._serve())
+
+    def visit(self):
+        done = self.env.event()
+        self.waiting.append(done)
+        self._account(+1)
+        if not self.arrived.triggered:
+            self.arrived.succeed()
+        yield done
+
+    def _serve(self):
+        env = self.env
+        while True:
+            if not self.waiting:
+                self.arrived = env.event()
+                yield self.arrived
+                continue
+            if self.dist == "det":
+                yield env.timeout(self.service + self.station.per_waiter * (self.present - 1))
+            else:
+                while True:
+                    self.arrived = env.event()
+                    mean = self.service + self.station.per_waiter * (self.present - 1)
+                    done = env.timeout(rng_exp(self.rng, mean))
+                    fired = yield done | self.arrived
+                    if done in fired:
+                        break
+            self.waiting.popleft().succeed()
+            self._account(-1)
+
+
+def rng_exp(rng, mean):
+    return rng.expovariate(1.0 / mean) if mean > 0 else 0.0
+
+
 def _draw(rng, mean, dist):
     if mean <= 0:
         return 0.0
@@ -74,7 +123,8 @@ def simulate(model: Model, cores: int, ops: int = 50_000, warmup: float = 0.1, s
         raise ValueError(f"ops must be >= 1, got {ops}")
     env = simpy.Environment()
     rng = random.Random(seed)
-    lines = {s.name: _Line(env, s, cores) for s in model.all_stations()}
+    lines = {s.name: _LoadLine(env, s, cores, rng, model.dist) if s.per_waiter else _Line(env, s, cores)
+             for s in model.all_stations()}
     warm = int(ops * warmup)
     state = {"done": 0, "t_warm": 0.0}
     latencies = []
@@ -82,6 +132,9 @@ def simulate(model: Model, cores: int, ops: int = 50_000, warmup: float = 0.1, s
 
     def visit(station: Station):
         line = lines[station.name]
+        if isinstance(line, _LoadLine):
+            yield from line.visit()
+            return
         line._account(+1)
         with line.res.request() as req:
             yield req

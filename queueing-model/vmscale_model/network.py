@@ -52,9 +52,17 @@ class Station:
     hold: float = 0.0          # lock: critical-section work while holding
     inner: tuple = ()          # lock: stations visited while holding
     kind: str = "line"
+    # Load-dependent service: each hand-off takes this much longer per other core present
+    # (queued or served), as a directory that parks requests for a busy line and re-examines
+    # them on every free does: service with j present = service + per_waiter * (j - 1).
+    per_waiter: float = 0.0
 
     def service_at(self, n: int) -> float:
         return _resolve(self.service, n)
+
+    def service_with(self, n: int, present: int) -> float:
+        """Service time when `present` cores are at the station (the one served included)."""
+        return self.service_at(n) + self.per_waiter * max(0, present - 1)
 
 
 @dataclass(frozen=True)
@@ -67,8 +75,10 @@ class Model:
         if self.think < 0:
             raise ValueError(f"think time must be >= 0, got {self.think}")
         for s in self.all_stations():
-            if s.service_at(1) < 0 or s.hold < 0:
+            if s.service_at(1) < 0 or s.hold < 0 or s.per_waiter < 0:
                 raise ValueError(f"station {s.name}: times must be >= 0")
+            if s.per_waiter and (s.hold or s.inner):
+                raise ValueError(f"station {s.name}: a load-dependent service is a line's, not a lock's")
         if self.dist not in ("exp", "det"):
             raise ValueError(f"dist must be 'exp' or 'det', got {self.dist!r}")
         return self
@@ -83,6 +93,10 @@ class Model:
     def product_form(self) -> bool:
         """Exactly solvable by MVA: exponential service, no lock holding other stations."""
         return self.dist == "exp" and all(not s.inner and s.hold == 0 for s in self.stations)
+
+    def growth(self) -> list:
+        """Per top-level station, how much its demand grows per other core present."""
+        return [s.per_waiter for s in self.stations]
 
     def demands(self, n: int) -> list:
         """Service demand per operation at each top-level station (a lock's whole hold)."""
