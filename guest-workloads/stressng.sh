@@ -26,8 +26,12 @@ if [ ! -x "$SNG" ]; then
 fi
 pass=0 fail=0 skip=0 json=""
 mkdir -p /var/tmp/stressng
+# seconds since boot, to the hundredth, as an integer of hundredths (the shell has no floats)
+now() { read -r up _ < /proc/uptime; echo "${up%.*}${up#*.}"; }
+secs=""
 for s in $(echo "$stressors" | tr ',' ' '); do
 	name=${s%%:*} ops=${s#*:}
+	t0=$(now)
 	(cd /var/tmp/stressng && "$SNG" --"$name" "$workers" --"$name"-ops "$ops" --verify \
 		--timeout "$timeout" --temp-path /var/tmp/stressng > "/tmp/stressng-$name.log" 2>&1); rc=$?
 	case $rc in
@@ -36,7 +40,8 @@ for s in $(echo "$stressors" | tr ',' ' '); do
 	*) fail=$((fail + 1)); echo "stressng: $name failed (exit $rc):" >&2; tail -n 15 "/tmp/stressng-$name.log" >&2 ;;
 	esac
 	json="$json${json:+,}\"$name\":$rc"
+	t=$(($(now) - t0)); secs="$secs${secs:+,}\"$name\":$((t / 100)).$((t / 10 % 10))"
 done
 ok=true; [ $fail = 0 ] || ok=false
-echo "VMSCALE-RESULT {\"workload\":\"stressng\",\"ok\":$ok,\"errors\":$fail,\"ops\":$pass,\"skipped\":$skip,\"ops_unit\":\"stressor passed\",\"exit_codes\":{$json}}"
+echo "VMSCALE-RESULT {\"workload\":\"stressng\",\"ok\":$ok,\"errors\":$fail,\"ops\":$pass,\"skipped\":$skip,\"ops_unit\":\"stressor passed\",\"exit_codes\":{$json},\"seconds\":{$secs}}"
 [ $fail = 0 ]

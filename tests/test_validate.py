@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 
 import pytest
 
@@ -67,3 +68,24 @@ def test_validate_at_1_and_2_cores_on_this_machines_twin(kernel_built, workloads
     assert {p["cores"] for p in points} == {1, 2}
     assert all(p["throughput_ratio_sim_over_native"] > 0 for p in points)
     assert (out / "validate.png").is_file()
+
+
+def test_verify_works_a_validation_out_again_from_its_runs(tmp_path, workloads_built):
+    """Two native runs stand for both sides (their rows are what a comparison reads); a
+    changed ratio in validate.json is found."""
+    from vmscale import verify
+    out = tmp_path / "v"
+    r = vmscale("validate", "--workload", "local", "--cores", "1,2", "--side", "native", "--out", out,
+                "--param", "local.iters=20")
+    assert r.returncode == 0, r.stderr
+    for n in (1, 2):
+        shutil.copytree(out / f"native-{n}c", out / f"sim-{n}c")
+    r = vmscale("validate", "--workload", "local", "--cores", "1,2", "--side", "native", "--out", out)
+    assert r.returncode == 0 and (out / "validate.json").is_file(), r.stdout + r.stderr
+    found = verify.check_validation(out / "validate.json")
+    assert found == [], found
+    data = json.loads((out / "validate.json").read_text())
+    data["points"][0]["throughput_ratio_sim_over_native"] *= 1.5
+    (out / "validate.json").write_text(json.dumps(data))
+    found = verify.check_validation(out / "validate.json")
+    assert len(found) == 1 and "throughput_ratio_sim_over_native" in found[0], found

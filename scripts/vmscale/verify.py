@@ -146,6 +146,7 @@ def verify(root: Path) -> dict:
     """{run directory or boot table: [findings]} for every run directory and boot-cost table under root."""
     dirs = run_dirs(root)
     boots = {str(t): check_boots(t) for t in sorted(Path(root).rglob("boot-cost.csv"))}
+    boots.update({str(t): check_validation(t) for t in sorted(Path(root).rglob("validate.json"))})
     if len(dirs) < 2:
         return dict({str(d): verify_run(d) for d in dirs}, **boots)
     with ProcessPoolExecutor(max_workers=min(len(dirs), os.cpu_count() or 1)) as pool:
@@ -191,6 +192,34 @@ def check_boots(table: Path) -> list:
         for k, (recorded, raw) in figures.items():
             if not math.isclose(recorded, raw, rel_tol=1e-9, abs_tol=1e-9):
                 out.append(f"{d.name}: {k} {recorded} in {table.name}, {raw} in its gem5 output")
+    return out
+
+
+def check_validation(table: Path) -> list:
+    """A `vmscale validate` comparison against the runs beside it (native-Nc/, sim-Nc/): every
+    point worked out again from their rows."""
+    from vmscale import validate
+    from vmscale.rundir import load_rows
+    sides = {"native": [], "sim": []}
+    for side in sides:
+        for d in sorted(table.parent.glob(f"{side}-*c")):
+            if (d / "results.jsonl").is_file():
+                sides[side] += load_rows(d)
+    try:
+        again = {(p["workload"], p["kernel_variant"], p["cores"]): p for p in validate.table(sides["native"], sides["sim"])}
+    except VmscaleError as e:
+        return [f"{table}: {e}"]
+    out = []
+    recorded = json.loads(table.read_text())["points"]
+    if len(recorded) != len(again):
+        out.append(f"{table.name}: {len(recorded)} points, the runs beside it give {len(again)}")
+    for p in recorded:
+        q = again.get((p["workload"], p["kernel_variant"], p["cores"]))
+        if q is None:
+            out.append(f"{table.name}: {p['workload']}/{p['kernel_variant']} at {p['cores']} has no runs beside it")
+            continue
+        out += [f"{table.name}: {p['workload']}/{p['kernel_variant']} at {p['cores']}: {k} {p[k]} recorded, "
+                f"{q[k]} from the runs" for k in p if not _same(p[k], q.get(k))]
     return out
 
 
