@@ -32,7 +32,7 @@ def test_ratios_are_per_point_and_against_each_sides_fewest_cores():
 
 def test_the_native_side_runs_here_and_a_second_call_keeps_it(tmp_path, workloads_built):
     out = tmp_path / "v"
-    args = ("validate", "--workload", "fault,local", "--cores", "1,2", "--side", "native", "--out", out,
+    args = ("validate", "--workload", "fault,local", "--cores", "1,2", "--side", "native", "--repeat", 2, "--out", out,
             "--param", "fault.iters=2", "--param", "local.iters=20")
     r = vmscale(*args)
     assert r.returncode == 0, r.stderr
@@ -42,6 +42,7 @@ def test_the_native_side_runs_here_and_a_second_call_keeps_it(tmp_path, workload
         m = json.loads((out / f"native-{n}c/manifest.json").read_text())
         assert m["status"] == "complete" and m["cores"] == n and m["backend"] == "native"
         stamps[n] = os.stat(out / f"native-{n}c/manifest.json").st_mtime_ns
+        assert json.loads((out / f"native-{n}c-r2/manifest.json").read_text())["status"] == "complete"
     r = vmscale(*args)                 # a validation that died goes on where it stopped: nothing re-runs
     assert r.returncode == 0 and "native at" not in r.stdout, r.stdout
     assert all(os.stat(out / f"native-{n}c/manifest.json").st_mtime_ns == stamps[n] for n in (1, 2))
@@ -75,12 +76,12 @@ def test_verify_works_a_validation_out_again_from_its_runs(tmp_path, workloads_b
     changed ratio in validate.json is found."""
     from vmscale import verify
     out = tmp_path / "v"
-    r = vmscale("validate", "--workload", "local", "--cores", "1,2", "--side", "native", "--out", out,
+    r = vmscale("validate", "--workload", "local", "--cores", "1,2", "--side", "native", "--repeat", 1, "--out", out,
                 "--param", "local.iters=20")
     assert r.returncode == 0, r.stderr
     for n in (1, 2):
         shutil.copytree(out / f"native-{n}c", out / f"sim-{n}c")
-    r = vmscale("validate", "--workload", "local", "--cores", "1,2", "--side", "native", "--out", out)
+    r = vmscale("validate", "--workload", "local", "--cores", "1,2", "--side", "native", "--repeat", 1, "--out", out)
     assert r.returncode == 0 and (out / "validate.json").is_file(), r.stdout + r.stderr
     found = verify.check_validation(out / "validate.json")
     assert found == [], found

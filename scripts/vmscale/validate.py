@@ -5,9 +5,11 @@ Both sides count cycles of their own machine (the host's TSC; the twin's simulat
 the host's), so throughput (the window's: operations all threads completed while all ran, per
 cycle) compares directly.  Per point: the throughput ratio sim/native, and each side's scaling
 ratio, its cost per operation at N cores over its cost at its smallest core count (1.0 is
-perfect scaling); the scaling error is how far the twin's ratio is from the machine's.
+perfect scaling); the scaling error is how far the twin's ratio is from the machine's.  Where a
+side ran a point several times (native runs are noisy; gem5's cycles are not), its median.
 """
 
+import statistics
 from collections import defaultdict
 
 from vmscale.errors import VmscaleError
@@ -28,7 +30,7 @@ def _means(rows) -> dict:
         t = throughput(r) if r.get("ok") in (True, "True") else None
         if t:
             acc[(r["workload"], r["kernel_variant"], int(r["cores"]))].append(t)
-    return {k: sum(v) / len(v) for k, v in acc.items()}
+    return {k: statistics.median(v) for k, v in acc.items()}
 
 
 def table(native_rows, sim_rows) -> list:

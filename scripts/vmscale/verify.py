@@ -113,7 +113,8 @@ def check_manifest(run_dir: Path, manifest: dict, rows: list) -> list:
     if manifest.get("status") not in (None, "complete"):
         out.append(f"{run_dir.name}: manifest status {manifest.get('status')!r}")
     k = manifest.get("kernel") or {}
-    for f in ("vmlinux_sha256", "series_sha256", "patches"):
+    # a native run names the host's running kernel by its release; a built one by its hashes
+    for f in ("release",) if k.get("running") else ("vmlinux_sha256", "series_sha256", "patches"):
         if k and f not in k:
             out.append(f"{run_dir.name}: kernel manifest lacks {f!r}")
     if manifest.get("backend") != "gem5":
@@ -202,7 +203,7 @@ def check_validation(table: Path) -> list:
     from vmscale.rundir import load_rows
     sides = {"native": [], "sim": []}
     for side in sides:
-        for d in sorted(table.parent.glob(f"{side}-*c")):
+        for d in sorted(table.parent.glob(f"{side}-*")):
             if (d / "results.jsonl").is_file():
                 sides[side] += load_rows(d)
     try:

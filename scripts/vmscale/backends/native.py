@@ -94,7 +94,9 @@ def prepare(req) -> dict:
         if need and not os.path.exists(need):
             raise VmscaleError(f"workload {w} needs {need}, which this host's kernel lacks",
                                "run it in the guest (qemu, gem5) or boot the vmscale kernel here")
-    return {}
+    # the kernel is the one running here: vmscale built none of it, so its release names it
+    u = os.uname()
+    return {"kernel": {"running": True, "release": u.release, "version": u.version, "machine": u.machine}}
 
 
 def execute(req, prep, workdir: Path, script_text: str):

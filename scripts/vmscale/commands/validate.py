@@ -22,6 +22,8 @@ def register(sub):
                         "`vmscale board describe --measure --json FILE` wrote")
     v.add_argument("--side", choices=("both", *SIDES), default="both",
                    help="run one side only (e.g. the native one on the machine, gem5 on a cluster)")
+    v.add_argument("--repeat", type=int, default=5,
+                   help="native runs per core count, their median compared (gem5's cycles are deterministic: one)")
     v.add_argument("--out", required=True, help="directory for the runs and the comparison")
     v.add_argument("--timeout", type=int, help="seconds before a run is declared hung")
     v.set_defaults(func=main)
@@ -53,11 +55,13 @@ def main(args):
     out.mkdir(parents=True, exist_ok=True)
     sides = list(SIDES) if args.side == "both" else [args.side]
     rows, failures = {s: [] for s in SIDES}, []
+    if args.repeat < 1:
+        raise VmscaleError(f"--repeat {args.repeat}: at least 1")
     for side in SIDES:
-        for n in cores:
-            rd = out / f"{side}-{n}c"
+        for n, k in [(n, k) for n in cores for k in range(1, (args.repeat if side == "native" else 1) + 1)]:
+            rd = out / (f"{side}-{n}c" + (f"-r{k}" if k > 1 else ""))
             if side in sides and not _complete(rd):
-                print(f"validate: {side} at {n} cores", flush=True)
+                print(f"validate: {side} at {n} cores" + (f", repeat {k}" if k > 1 else ""), flush=True)
                 _, _, fails = runner.run(
                     backend=SIDES[side], cores=n, workload_names=csv_list(args.workload),
                     variant_names=csv_list(args.kernel_variant), params=args.param, out=rd, timeout=args.timeout,
