@@ -69,6 +69,9 @@ def test_validate_at_1_and_2_cores_on_this_machines_twin(kernel_built, workloads
     assert {p["cores"] for p in points} == {1, 2}
     assert all(p["throughput_ratio_sim_over_native"] > 0 for p in points)
     assert (out / "validate.png").is_file()
+    # board=host became the twin's values: the run names them, not the machine it was read on
+    opts = json.loads((out / "sim-2c/manifest.json").read_text())["gem5_options"]
+    assert "board" not in opts and opts["topology"] == "sockets", opts
 
 
 def test_verify_works_a_validation_out_again_from_its_runs(tmp_path, workloads_built):
