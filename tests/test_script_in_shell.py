@@ -182,8 +182,9 @@ def test_workloads_start_with_a_full_size_descriptor_table(tmp_path):
 
 
 def test_the_real_harness_reports_to_the_recap_itself(tmp_path, workloads_built):
-    """The harness appends its result line to the file the script names ($VMSCALE_RECAP): a
-    result garbled live is read whole from the recap, with no tee or grep in the case."""
+    """The harness appends its result line to the file the script names ($VMSCALE_RECAP), with
+    no tee or grep in the case, and sends the console only a short line (under gem5 the UART
+    cost ~14 ms of simulated time per case for the whole one): the result is the recap's."""
     prog = workloads_built / "local"
     cases = [guest_script.Case(1, "local", "stock", {"threads": 1, "iters": 3}),
              guest_script.Case(2, "local", "stock", {"threads": 1, "iters": 4})]
@@ -193,12 +194,12 @@ def test_the_real_harness_reports_to_the_recap_itself(tmp_path, workloads_built)
     out = subprocess.run(["sh", "-c", _in_tmp(guest_script.render(cases), tmp_path, prog)],
                          capture_output=True, text=True, env=env).stdout
     live, recap = out.split("VMSCALE-RECAP-BEGIN")
-    assert live.count("VMSCALE-RESULT ") == 2 and recap.count("VMSCALE-RESULT ") == 2
-    garbled = live.replace('VMSCALE-RESULT {"workload":"local","ok":tr', 'VMSCALE-RESULT {"workload":"local","ok":t'
-                           "[  3.1] rcu: stall\n", 1)
-    assert console.parse(garbled).cases[1].result is None
-    con = console.parse(garbled + "VMSCALE-RECAP-BEGIN" + recap)
-    assert con.cases[1].recovered == ["result"] and con.cases[1].result["ok"]
+    assert live.count("VMSCALE-RESULT ") == 0 and recap.count("VMSCALE-RESULT ") == 2
+    assert live.count("VMSCALE-RESULT-IN-RECAP ok=true ops=") == 2
+    assert all(c.result is None for c in console.parse(live).cases.values())
+    con = console.parse(out)
+    # sent there on purpose: not a line the console lost
+    assert [con.cases[i].recovered for i in (1, 2)] == [[], []] and con.cases[1].result["ok"]
     assert [con.cases[i].result["params"]["iters"] for i in (1, 2)] == ["3", "4"]
 
 

@@ -70,6 +70,7 @@ class CaseOutput:
     lines: list = field(default_factory=list)
     problems: list = field(default_factory=list)
     recovered: list = field(default_factory=list)  # fields the live copy lost, taken from the recap
+    result_in_recap: bool = False   # the harness sent its result line to the recap only (gem5)
     # Processes the kernel reported dead of an unhandled SIGSEGV during the case ("comm[pid] at
     # addr"): a program's own crash, or memory a kernel design lost.  Some are deliberate
     # (stress-ng's vm-segv), so they are shown, not failed on.
@@ -135,7 +136,8 @@ def _fill(con: Console, recap: Console) -> None:
             live.recovered.append("rc")
         if live.result is None and r.result is not None:
             live.result = r.result
-            live.recovered.append("result")
+            if not live.result_in_recap:     # under gem5 the harness sends it there on purpose
+                live.recovered.append("result")
         for key, value in r.sysctls.items():
             if key not in live.sysctls:
                 live.sysctls[key] = value
@@ -195,6 +197,9 @@ def _parse(text: str, problems: bool = True) -> Console:
         m = SEGFAULT.search(line)
         if m:
             current.segfaults.append(f"{m.group(1)}[{m.group(2)}] at {m.group(3)}")
+        if "VMSCALE-RESULT-IN-RECAP " in line:
+            current.result_in_recap = True
+            continue
         if "VMSCALE-RESULT " in line:
             try:
                 current.result = json.loads(line.split("VMSCALE-RESULT ", 1)[1])
