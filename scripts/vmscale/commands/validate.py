@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from vmscale.commands import gem5opts
+
 SIDES = {"native": "native", "sim": "gem5"}
 
 
@@ -20,6 +22,7 @@ def register(sub):
     v.add_argument("--board", default="host",
                    help="the twin: host (this machine's sysfs, default latencies) or a file "
                         "`vmscale board describe --measure --json FILE` wrote")
+    gem5opts.add(v, "a gem5 option on top of the twin's, e.g. cpu=o3 (repeatable)")
     v.add_argument("--side", choices=("both", *SIDES), default="both",
                    help="run one side only (e.g. the native one on the machine, gem5 on a cluster)")
     v.add_argument("--repeat", type=int, default=5,
@@ -44,7 +47,7 @@ def main(args):
     from vmscale.rundir import load_rows, rows_to_csv
     from vmscale_gem5 import board, limits
     try:
-        twin = board.Board.make({"board": args.board})
+        twin = board.Board.make(dict(args.gem5, board=args.board))
     except limits.ConfigError as e:
         raise VmscaleError(str(e), "use --board host or a file from `vmscale board describe --json FILE`")
     try:
@@ -65,7 +68,8 @@ def main(args):
                 _, _, fails = runner.run(
                     backend=SIDES[side], cores=n, workload_names=csv_list(args.workload),
                     variant_names=csv_list(args.kernel_variant), params=args.param, out=rd, timeout=args.timeout,
-                    gem5_opts=twin.options() if side == "sim" else None)
+                    gem5_opts=twin.options() if side == "sim" else None,
+                    max_host_seconds=args.max_host_seconds if side == "sim" else 0)
                 failures += [f"{side} {n}c: {f}" for f in fails]
             if _complete(rd):
                 rows[side] += load_rows(rd)
