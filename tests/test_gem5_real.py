@@ -98,6 +98,9 @@ def test_end_to_end_at_two_cores_each_case_gets_its_own_roi_and_the_designs_diff
     # workload's exit, the recap, the drain) is well under the old sleep.
     console = (run / "console.log").read_text()
     assert "VMSCALE-RECAP-END" in console and "VMSCALE-SCRIPT-END" in console
+    # each result line went to the recap only (m5 writefile), not through the UART, and was not
+    # counted as lost by the console
+    assert console.count("VMSCALE-RESULT-IN-RECAP ok=true") == 2 and manifest.get("console_recovered") == {}
     log = (run / "m5out" / "gem5.log").read_text()
     roi_end = float(re.findall(r"([\d.]+)s simulated\] ROI ends", log)[-1])
     exit_tick = int(re.search(r"exit cause=.* tick=(\d+)", log).group(1))
