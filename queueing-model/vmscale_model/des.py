@@ -96,16 +96,12 @@ class _LoadLine(_Line):
                 while True:
                     self.arrived = env.event()
                     mean = self.service + self.station.per_waiter * (self.present - 1)
-                    done = env.timeout(rng_exp(self.rng, mean))
+                    done = env.timeout(_draw(self.rng, mean, "exp"))
                     fired = yield done | self.arrived
                     if done in fired:
                         break
             self.waiting.popleft().succeed()
             self._account(-1)
-
-
-def rng_exp(rng, mean):
-    return rng.expovariate(1.0 / mean) if mean > 0 else 0.0
 
 
 def _draw(rng, mean, dist):

@@ -31,25 +31,32 @@ def _means(path) -> dict:
     return {k: sum(v) / len(v) for k, v in acc.items()}
 
 
-def compare(a_path, b_path) -> list:
-    a, b = _means(a_path), _means(b_path)
+def scaling(a: dict, b: dict) -> list:
+    """Per point both sides hold: each side's speedup of throughput over its own fewest cores
+    on that curve, the ideal speedup, and the error of a's scaling against b's.
+    a, b: (workload, variant, cores) -> throughput (operations per cycle of the machine)."""
     common = sorted(set(a) & set(b))
     if not common:
         raise VmscaleError("the tables share no (workload, variant, cores) point")
     base = {}
     for w, v, n in common:
-        base.setdefault((w, v), n)
-        base[(w, v)] = min(base[(w, v)], n)
+        base[(w, v)] = min(base.get((w, v), n), n)
     out = []
     for w, v, n in common:
         n0 = base[(w, v)]
-        # speedup of throughput: (n / cpo_n) / (n0 / cpo_n0)
-        sa = (n / a[(w, v, n)]) / (n0 / a[(w, v, n0)])
-        sb = (n / b[(w, v, n)]) / (n0 / b[(w, v, n0)])
-        out.append({"workload": w, "kernel_variant": v, "cores": n, "a_cycles_per_op": a[(w, v, n)],
-                    "b_cycles_per_op": b[(w, v, n)], "cycles_ratio_a_over_b": a[(w, v, n)] / b[(w, v, n)],
-                    "a_speedup": sa, "b_speedup": sb, "ideal_speedup": n / n0,
-                    "scaling_error": (sa - sb) / sb})
+        sa, sb = a[(w, v, n)] / a[(w, v, n0)], b[(w, v, n)] / b[(w, v, n0)]
+        out.append({"workload": w, "kernel_variant": v, "cores": n, "a_speedup": sa, "b_speedup": sb,
+                    "ideal_speedup": n / n0, "scaling_error": (sa - sb) / sb})
+    return out
+
+
+def compare(a_path, b_path) -> list:
+    a, b = _means(a_path), _means(b_path)
+    # throughput from the mean cycles per op: n / cpo
+    out = scaling({k: k[2] / c for k, c in a.items()}, {k: k[2] / c for k, c in b.items()})
+    for r in out:
+        k = (r["workload"], r["kernel_variant"], r["cores"])
+        r.update(a_cycles_per_op=a[k], b_cycles_per_op=b[k], cycles_ratio_a_over_b=a[k] / b[k])
     return out
 
 

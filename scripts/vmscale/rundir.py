@@ -28,11 +28,16 @@ def default_name(backend: str, cores: int, workloads: list) -> str:
     return f"{stamp}-{backend}-{cores}c-{'+'.join(workloads)}"
 
 
+def is_complete(path) -> bool:
+    """A run directory is complete once its manifest.json exists (written last, by rename)."""
+    return (Path(path) / "manifest.json").is_file()
+
+
 class RunDir:
     def __init__(self, out=None, name=None):
         final = Path(out) if out else paths.runs_dir() / name
         self.final = final.resolve()
-        if (self.final / "manifest.json").is_file():
+        if is_complete(self.final):
             raise VmscaleError(f"run directory {self.final} already holds a complete run",
                                "choose another --out or remove it")
         self.path = self.final.with_name(self.final.name + ".partial")

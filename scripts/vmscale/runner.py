@@ -54,11 +54,6 @@ def plan(workload_names, variant_names, cores, params, only=None) -> list:
     return cases
 
 
-def is_twin(name: str) -> bool:
-    from vmscale_gem5 import board
-    return name == board.HOST or name.endswith(".json")
-
-
 def gem5_board(opts):
     from vmscale.backends.gem5 import board_of
     return board_of(opts or {})
@@ -69,7 +64,8 @@ def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), para
         watchdog_scale=None, max_host_seconds=0, only=None) -> tuple:
     """Returns (run directory, rows, failures).  Each step is the backend's (vmscale.backends)."""
     be = get_backend(backend)
-    if backend == "gem5" and is_twin(str((gem5_opts or {}).get("board", ""))):
+    from vmscale_gem5 import board
+    if backend == "gem5" and board.is_twin(str((gem5_opts or {}).get("board", ""))):
         # board=host or board=FILE become the twin's explicit values here, so the manifest,
         # the checkpoint key and every row name the board itself, not where it came from
         gem5_opts = gem5_board(gem5_opts).options()

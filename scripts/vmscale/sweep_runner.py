@@ -25,7 +25,7 @@ from pathlib import Path
 from vmscale import collect, sweep
 from vmscale.errors import VmscaleError
 from vmscale.fileutil import atomic_write_text
-from vmscale.rundir import load_rows
+from vmscale.rundir import is_complete, load_rows
 from vmscale_gem5 import board as boardlib
 from vmscale_gem5.resume import EXIT_RESUME
 
@@ -59,7 +59,7 @@ def load_jobs(sweep_dir) -> list:
 
 def job_state(sweep_dir: Path, job_id: str) -> str:
     d = sweep_dir / "jobs" / job_id
-    if (d / "manifest.json").is_file():
+    if is_complete(d):
         return "complete"
     if d.with_name(job_id + ".failed").exists():
         return "failed"

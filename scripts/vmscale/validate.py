@@ -5,7 +5,8 @@ Both sides count cycles of their own machine (the host's TSC; the twin's simulat
 the host's), so throughput (the window's: operations all threads completed while all ran, per
 cycle) compares directly.  Per point: the throughput ratio sim/native, and each side's scaling
 ratio, its cost per operation at N cores over its cost at its smallest core count (1.0 is
-perfect scaling); the scaling error is how far the twin's ratio is from the machine's.  Where a
+perfect scaling); the scaling error is the twin's speedup against the machine's, as `vmscale
+compare` gives it.  Where a
 side ran a point several times (native runs are noisy; gem5's cycles are not), its median.
 """
 
@@ -34,24 +35,21 @@ def _means(rows) -> dict:
 
 
 def table(native_rows, sim_rows) -> list:
-    """One row per (workload, variant, cores) both sides measured."""
+    """One row per (workload, variant, cores) both sides measured (compare.scaling's figures,
+    the twin as a, the machine as b)."""
+    from vmscale import compare
     nat, sim = _means(native_rows), _means(sim_rows)
-    common = sorted(set(nat) & set(sim))
-    if not common:
+    if not set(nat) & set(sim):
         raise VmscaleError("the native and simulated runs share no successful (workload, variant, cores) point")
-    base = {}
-    for w, v, n in common:
-        base[(w, v)] = min(base.get((w, v), n), n)
     out = []
-    for w, v, n in common:
-        n0 = base[(w, v)]
-        # cost per op per thread (threads / throughput) at n over the same at n0
-        cost = {side: (n / t[(w, v, n)]) / (n0 / t[(w, v, n0)]) for side, t in (("native", nat), ("sim", sim))}
-        out.append({"workload": w, "kernel_variant": v, "cores": n, "native_ops_per_cycle": nat[(w, v, n)],
-                    "sim_ops_per_cycle": sim[(w, v, n)],
-                    "throughput_ratio_sim_over_native": sim[(w, v, n)] / nat[(w, v, n)],
-                    "native_scaling_ratio": cost["native"], "sim_scaling_ratio": cost["sim"],
-                    "scaling_error": (cost["sim"] - cost["native"]) / cost["native"]})
+    for r in compare.scaling(sim, nat):
+        k = (r["workload"], r["kernel_variant"], r["cores"])
+        sa, sb = r.pop("a_speedup"), r.pop("b_speedup")
+        r.update(native_ops_per_cycle=nat[k], sim_ops_per_cycle=sim[k],
+                 throughput_ratio_sim_over_native=sim[k] / nat[k], native_speedup=sb, sim_speedup=sa,
+                 # cost per op per thread at n over the same at the fewest cores: ideal / speedup
+                 native_scaling_ratio=r["ideal_speedup"] / sb, sim_scaling_ratio=r["ideal_speedup"] / sa)
+        out.append(r)
     return out
 
 

@@ -145,6 +145,10 @@ def twin(desc: dict, same_socket_cycles=None) -> dict:
 HOST = "host"     # board=host: this machine's twin; board=FILE.json: a twin `vmscale board describe` wrote
 
 
+def is_twin(name: str) -> bool:
+    return name == HOST or name.endswith(".json")
+
+
 def twin_options(name: str) -> dict:
     """The options of board=host (this machine's sysfs, default latencies) or of a board file
     (the "options" of `vmscale board describe --json`, measured latencies included)."""
@@ -200,7 +204,7 @@ class Board:
         name = str(given.pop("board", "") or "")
         if name == "default":
             name = ""
-        if name == HOST or name.endswith(".json"):
+        if is_twin(name):
             # a twin: its values become explicit options on the unnamed base, so the label
             # names every one of them and re-makes the board on any machine
             given = dict(twin_options(name), **given)

@@ -32,19 +32,12 @@ def register(sub):
     v.set_defaults(func=main)
 
 
-def _complete(path: Path) -> bool:
-    try:
-        return json.loads((path / "manifest.json").read_text()).get("status") == "complete"
-    except (OSError, ValueError):
-        return False
-
-
 def main(args):
     from vmscale import runner, validate
     from vmscale.commands import csv_list
     from vmscale.errors import VmscaleError
     from vmscale.fileutil import atomic_write_text
-    from vmscale.rundir import load_rows, rows_to_csv
+    from vmscale.rundir import is_complete, load_rows, rows_to_csv
     from vmscale_gem5 import board, limits
     try:
         twin = board.Board.make(dict(args.gem5, board=args.board))
@@ -63,7 +56,7 @@ def main(args):
     for side in SIDES:
         for n, k in [(n, k) for n in cores for k in range(1, (args.repeat if side == "native" else 1) + 1)]:
             rd = out / (f"{side}-{n}c" + (f"-r{k}" if k > 1 else ""))
-            if side in sides and not _complete(rd):
+            if side in sides and not is_complete(rd):
                 print(f"validate: {side} at {n} cores" + (f", repeat {k}" if k > 1 else ""), flush=True)
                 _, _, fails = runner.run(
                     backend=SIDES[side], cores=n, workload_names=csv_list(args.workload),
@@ -71,7 +64,7 @@ def main(args):
                     gem5_opts=twin.options() if side == "sim" else None,
                     max_host_seconds=args.max_host_seconds if side == "sim" else 0)
                 failures += [f"{side} {n}c: {f}" for f in fails]
-            if _complete(rd):
+            if is_complete(rd):
                 rows[side] += load_rows(rd)
     for f in failures:
         print(f"vmscale: {f}", file=sys.stderr)
