@@ -85,8 +85,10 @@ def test_verify_works_a_validation_out_again_from_its_runs(tmp_path, workloads_b
     assert r.returncode == 0, r.stderr
     for n in (1, 2):
         shutil.copytree(out / f"native-{n}c", out / f"sim-{n}c")
-    r = vmscale("validate", "--workload", "local", "--cores", "1,2", "--side", "native", "--repeat", 1, "--out", out)
-    assert r.returncode == 0 and (out / "validate.json").is_file(), r.stdout + r.stderr
+    # (validate itself refuses runs without the twin's board as its sim side: the table is written here)
+    from vmscale.rundir import load_rows
+    rows = {s: [r for n in (1, 2) for r in load_rows(out / f"{s}-{n}c")] for s in ("native", "sim")}
+    (out / "validate.json").write_text(json.dumps({"points": validate.table(rows["native"], rows["sim"])}))
     found = verify.check_validation(out / "validate.json")
     assert found == [], found
     data = json.loads((out / "validate.json").read_text())
@@ -94,3 +96,13 @@ def test_verify_works_a_validation_out_again_from_its_runs(tmp_path, workloads_b
     (out / "validate.json").write_text(json.dumps(data))
     found = verify.check_validation(out / "validate.json")
     assert len(found) == 1 and "throughput_ratio_sim_over_native" in found[0], found
+
+
+def test_a_kept_run_of_other_cases_is_refused(tmp_path, workloads_built):
+    out = tmp_path / "v"
+    r = vmscale("validate", "--workload", "local", "--cores", "1", "--side", "native", "--repeat", 1, "--out", out,
+                "--param", "local.iters=20")
+    assert r.returncode == 0, r.stderr
+    r = vmscale("validate", "--workload", "local", "--cores", "1", "--side", "native", "--repeat", 1, "--out", out,
+                "--param", "local.iters=30")
+    assert r.returncode == 2 and "holds a run of other cases" in r.stderr, r.stderr

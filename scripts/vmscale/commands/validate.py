@@ -32,6 +32,21 @@ def register(sub):
     v.set_defaults(func=main)
 
 
+def _same_cases(rd: Path, args, gem5_options):
+    """A kept run must be of the cases asked for: another board or other parameters would
+    compare two different things (no --param: whatever the kept runs used)."""
+    from vmscale.errors import VmscaleError
+    m = json.loads((rd / "manifest.json").read_text())
+    differ = []
+    if gem5_options is not None and m.get("gem5_options") != gem5_options:
+        differ.append(f"board {m.get('gem5_options')} (asked: {gem5_options})")
+    if args.param and sorted(m.get("params") or []) != sorted(args.param):
+        differ.append(f"params {m.get('params')} (asked: {args.param})")
+    if differ:
+        raise VmscaleError(f"{rd} holds a run of other cases: {'; '.join(differ)}",
+                           "give another --out, or remove that run to make it again")
+
+
 def main(args):
     from vmscale import runner, validate
     from vmscale.commands import csv_list
@@ -47,12 +62,12 @@ def main(args):
         cores = sorted({int(c) for c in csv_list(args.cores)})
     except ValueError:
         raise VmscaleError(f"--cores {args.cores}: expected comma-separated integers, e.g. 1,2")
+    if args.repeat < 1:
+        raise VmscaleError(f"--repeat {args.repeat}: at least 1")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     sides = list(SIDES) if args.side == "both" else [args.side]
     rows, failures = {s: [] for s in SIDES}, []
-    if args.repeat < 1:
-        raise VmscaleError(f"--repeat {args.repeat}: at least 1")
     for side in SIDES:
         for n, k in [(n, k) for n in cores for k in range(1, (args.repeat if side == "native" else 1) + 1)]:
             rd = out / (f"{side}-{n}c" + (f"-r{k}" if k > 1 else ""))
@@ -65,6 +80,7 @@ def main(args):
                     max_host_seconds=args.max_host_seconds if side == "sim" else 0)
                 failures += [f"{side} {n}c: {f}" for f in fails]
             if is_complete(rd):
+                _same_cases(rd, args, twin.options() if side == "sim" else None)
                 rows[side] += load_rows(rd)
     for f in failures:
         print(f"vmscale: {f}", file=sys.stderr)
