@@ -90,6 +90,29 @@ def _interconnect(a):
     return 0
 
 
+def _sockets(a):
+    from vmscale_gem5.board import Board
+    from vmscale_model import outputs, sockets, study
+    by = study.curves(fitlib.load_table(a.table, a.workload))
+    results = {}
+    for (w, v, backend, board), rs in sorted(by.items()):
+        if backend != "gem5":
+            continue
+        b = Board.make(board)
+        key = f"{w}/{v}/gem5[{board}]"
+        try:
+            results[key] = sockets.predict(rs, a.train_max, b.miss_cycles, b.transfer_cycles)
+        except fitlib.FitError as e:
+            print(f"{key}: skipped: {e}")
+    if not results:
+        raise fitlib.FitError(f"no gem5 curve in {a.table} with points beyond {a.train_max} cores to predict")
+    out = Path(a.out or Path(a.table).with_suffix("").as_posix() + "-sockets")
+    md, figs = outputs.write_sockets(results, out, str(a.table), a.train_max, a.note)
+    print(md, end="")
+    print(f"wrote {out / 'sockets.json'}, {out / 'sockets.md'} and {len(figs) // 2} figure(s)")
+    return 0
+
+
 def _model(a):
     return network.single_line(a.think, network.Cost(a.service, a.per_hop, a.law), a.dist)
 
@@ -241,6 +264,18 @@ def _add_interconnect(sub):
     ic.set_defaults(func=_guarded(_interconnect))
 
 
+def _add_sockets(sub):
+    sk = sub.add_parser("sockets", help="fit each gem5 curve on its first sockets, predict it where the cores "
+                                        "spread over more, from the board's distances, and judge it beside the USL")
+    sk.add_argument("table", help="a table from `vmscale collect` or a sweep")
+    sk.add_argument("--workload", help="only this workload's curves")
+    sk.add_argument("--train-max", type=int, default=10, help="fit on core counts up to this (default 10: one "
+                                                              "socket of the reference board)")
+    sk.add_argument("--out", help="output directory (default: TABLE-sockets/)")
+    sk.add_argument("--note", help="a line of provenance printed on the figures")
+    sk.set_defaults(func=_guarded(_sockets))
+
+
 def _add_stations(sub):
     hs = sub.add_parser("stations", help="a model with one queue per hot line (from `vmscale hotlines`), "
                                          "judged on a curve beside the fit, the USL and the one-queue model")
@@ -286,6 +321,7 @@ def add_commands(p):
     _add_fit(sub)
     _add_study(sub)
     _add_interconnect(sub)
+    _add_sockets(sub)
     _add_stations(sub)
     _add_solvers(sub)
     g = sub.add_parser("piggin", help="reproduce Piggin Figure 3.1")

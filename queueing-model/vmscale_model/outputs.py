@@ -51,3 +51,21 @@ def write_interconnect(results: dict, out, table_name: str, source: str, target:
         f"# From one interconnect to another: {table_name}\n\nFitted on [{names[0]}], predicted on "
         f"[{names[1]}] at every core count measured there; errors are (predicted / measured - 1).\n\n" + md)
     return md, figs
+
+
+def write_sockets(results: dict, out, table_name: str, train_max: int, note=None) -> tuple:
+    """sockets.json, sockets.md and one figure per curve; returns (markdown, figures)."""
+    from vmscale_model import sockets
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    figs = []
+    for key, r in results.items():
+        figs += plot.sockets_curve(r, str(out / re.sub(r"[^A-Za-z0-9._]+", "-", key).strip("-")),
+                                   f"{key}: fitted on <= {train_max} cores", note=note)
+    (out / "sockets.json").write_text(json.dumps(results, indent=2) + "\n")
+    md = "\n".join(sockets.table(k, r) for k, r in results.items())
+    (out / "sockets.md").write_text(
+        f"# Past the sockets a fit saw: {table_name}\n\nFitted on core counts up to {train_max}; beyond, each "
+        f"operation's misses and line transfers travel the board's mean distances at that core count "
+        f"(`vmscale_model.sockets`). Errors are (predicted / measured - 1).\n\n" + md)
+    return md, figs

@@ -154,3 +154,32 @@ def interconnect_curve(r: dict, stem, title, source: str, target: str, note=None
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1)
     ax.grid(True, which="both", alpha=0.2)
     return _save(fig, stem)
+
+
+def sockets_curve(r: dict, stem, title, note=None):
+    """sockets.predict(): the measurements, fitted and held out, and the three predictions."""
+    fig, ax = plt.subplots(figsize=(7, 4.6))
+    cores = np.array(r["cores"])
+    fitted = np.isin(cores, r["fit"]["train_cores"])
+    measured = np.array(r["measured"])
+    ax.plot(cores[fitted], measured[fitted], "s", color="tab:blue", ms=5, label="gem5, fitted", zorder=5)
+    ax.plot(cores[~fitted], measured[~fitted], "o", mfc="white", mec="k", mew=1.5, ms=7,
+            label="gem5, held out (predicted)", zorder=6)
+    held = ~fitted
+    for key, color, ls, what in (("board", "tab:green", "-", "by the board's distances (sockets in use)"),
+                                 ("unchanged", "tab:blue", ":", "the fit unchanged"),
+                                 ("usl", "tab:red", "--", "USL, fitted to the same points")):
+        errs = [e for e, h in zip(r[key]["error"], held) if h and np.isfinite(e)]
+        if not errs:
+            continue
+        worst = max(errs, key=abs) * 100
+        ax.plot(cores, r[key]["predicted"], color=color, ls=ls, lw=1.5, label=f"{what} (held-out error up to {worst:+.0f}%)")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("cores")
+    ax.set_ylabel("throughput (operations per cycle, window)")
+    ax.set_title(title, fontsize=10)
+    if note:
+        ax.text(0.01, 0.01, note, transform=ax.transAxes, fontsize=7, color="gray", va="bottom")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1)
+    ax.grid(True, which="both", alpha=0.2)
+    return _save(fig, stem)

@@ -293,6 +293,16 @@ class Board:
         """Router hops per ownership transfer of a contended line (topology.line_transfer_hops)."""
         return topology.line_transfer_hops(self.graph(cores), cores, self.namespace(cores).l2_banks)
 
+    def transfer_cycles(self, cores: int) -> float:
+        """Network cycles per ownership transfer of a contended line (topology.line_transfer_cycles)."""
+        return topology.line_transfer_cycles(self.graph(cores), cores, self.namespace(cores).l2_banks)
+
+    def miss_cycles(self, cores: int) -> dict:
+        """Network cycles of an L1 miss's round trips to its home bank and its memory channel, mean
+        over the homes (topology.miss_cycles): what spreading over more sockets adds to a miss."""
+        a = self.namespace(cores)
+        return topology.miss_cycles(self.graph(cores), cores, a.l2_banks, a.mem_channels)
+
     def hop_cycles(self) -> int:
         """Cycles a message spends per router hop: the router's and the link's latency."""
         return self.router_latency + self.link_latency

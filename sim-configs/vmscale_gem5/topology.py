@@ -8,6 +8,8 @@ Controller order is the one MESITwoLevelCacheHierarchy connects: L1s (one per co
 L2 banks, then directories (one per memory channel), then DMA controllers.
 """
 
+import heapq
+import math
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -68,6 +70,37 @@ class Graph:
             total += cache[(a, b)]
         return total / len(pairs)
 
+    def cycles(self, a: int, b: int) -> float:
+        """Network cycles from router a to router b on the fastest path: its links' latencies plus
+        router_latency for every router it passes through, both ends included (Dijkstra)."""
+        adj = {r: [] for r in range(self.routers)}
+        for link in self.links:
+            adj[link.src].append((link.dst, link.latency))
+        best, todo = {a: 0}, [(0, a)]
+        while todo:
+            d, r = heapq.heappop(todo)
+            if r == b:
+                return float(d + self.router_latency)
+            if d > best[r]:
+                continue
+            for n, lat in adj[r]:
+                nd = d + lat + self.router_latency
+                if nd < best.get(n, math.inf):
+                    best[n] = nd
+                    heapq.heappush(todo, (nd, n))
+        raise ValueError(f"{self.kind}: router {b} unreachable from {a}")
+
+    def mean_cycles(self, controllers_a, controllers_b) -> float:
+        """Mean network cycles between two sets of controllers (e.g. L1s to L2 banks)."""
+        cache = {}
+        total = 0.0
+        pairs = [(self.ext[a], self.ext[b]) for a in controllers_a for b in controllers_b]
+        for a, b in pairs:
+            if (a, b) not in cache:
+                cache[(a, b)] = self.cycles(a, b)
+            total += cache[(a, b)]
+        return total / len(pairs)
+
     def check(self):
         """Every router reaches every other, link ids are unique, ports are consistent."""
         adj = self.neighbours()
@@ -103,6 +136,25 @@ def line_transfer_hops(g: Graph, cores: int, l2_banks: int = 1) -> float:
     # mean_hops over all L1 pairs counts each L1 with itself (0 hops): rescale to distinct pairs
     peer = g.mean_hops(l1s, l1s) * cores / (cores - 1) if cores > 1 else 0.0
     return 2 * g.mean_hops(l1s, banks) + peer
+
+
+def line_transfer_cycles(g: Graph, cores: int, l2_banks: int = 1) -> float:
+    """line_transfer_hops in network cycles (each path's links and routers), so that a socket
+    link counts for what it costs."""
+    l1s, banks = range(cores), range(cores, cores + l2_banks)
+    peer = 0.0
+    if cores > 1:   # distinct pairs: the mean over all pairs counts each L1 with itself
+        own = sum(g.cycles(g.ext[i], g.ext[i]) for i in l1s)
+        peer = (g.mean_cycles(l1s, l1s) * cores * cores - own) / (cores * (cores - 1))
+    return 2 * g.mean_cycles(l1s, banks) + peer
+
+
+def miss_cycles(g: Graph, cores: int, l2_banks: int, channels: int) -> dict:
+    """Network cycles of an L1 miss's round trips, mean over the homes a line can have: to its L2
+    bank and back (l1_bank), and from the bank to its memory channel and back (bank_memory)."""
+    l1s, banks = range(cores), range(cores, cores + l2_banks)
+    dirs = range(cores + l2_banks, cores + l2_banks + channels)
+    return {"l1_bank": 2 * g.mean_cycles(l1s, banks), "bank_memory": 2 * g.mean_cycles(banks, dirs)}
 
 
 def controller_counts(cores: int, l2_banks: int, channels: int, dma: int = 2) -> dict:

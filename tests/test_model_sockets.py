@@ -1,0 +1,100 @@
+"""A fit carried past the sockets it saw: network cycles on the sockets graph worked out by hand,
+vmscale_model.sockets on curves the model itself generates (a curve whose think and service grow by
+exactly the board's distances is predicted exactly, and the unchanged fit misses it), and the
+reference board's 20-core points in results/ through `vmscale model sockets`."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import vmscale
+from vmscale_gem5 import topology
+from vmscale_gem5.board import Board
+from vmscale_model import sockets, solvers
+from vmscale_model.fit import FitError
+
+REPO = Path(__file__).resolve().parent.parent
+TO20 = REPO / "results" / "gem5-e7-8870-to-20c"
+
+
+def test_cycles_on_two_sockets_by_hand():
+    # socket routers 0, 1; port routers 2, 3.  Within a socket: its router only (3 cycles).
+    # Across: router, port link (25), socket link (56), far port link (25), and four routers on the
+    # way (both sockets' routers and ports, 3 each): 106 + 12 = 118.
+    g = topology.sockets_graph(2, 10, topology.controller_counts(20, 2, 8), link_latency=36, router_latency=3,
+                               socket_latency=56, port_latency=25)
+    assert g.cycles(0, 0) == 3
+    assert g.cycles(0, 1) == 25 + 56 + 25 + 4 * 3
+    m = topology.miss_cycles(g, 20, 2, 8)
+    # half the L1-bank pairs are on one socket (3 cycles), half across (118): round trip 121
+    assert m["l1_bank"] == pytest.approx(2 * (3 + 118) / 2)
+    one = topology.sockets_graph(1, 10, topology.controller_counts(10, 1, 8), 36, 3, 56, 25)
+    assert topology.miss_cycles(one, 10, 1, 8) == {"l1_bank": 6.0, "bank_memory": 6.0}
+
+
+def test_the_reference_board_grows_its_distances_with_the_sockets_in_use():
+    b = Board.make("board=e7-8870")
+    assert b.miss_cycles(2) == b.miss_cycles(10)                 # one socket
+    m = [b.miss_cycles(n)["l1_bank"] for n in (10, 20, 40, 80)]
+    assert m == sorted(m) and m[0] < m[1]
+    assert b.transfer_cycles(20) > b.transfer_cycles(10)
+
+
+def _rows(think_at, service_at, cores, misses=100.0, fetches=2.0, transfers=0.5):
+    """Rows of a curve the model generates: MVA with think Z(N) and service S(N)."""
+    rows = []
+    for n in cores:
+        x = solvers.mva(think_at(n), [service_at(n)], n)["throughput"]
+        rows.append({"workload": "w", "kernel_variant": "v", "backend": "gem5", "gem5.board": "b", "cores": n,
+                     "ops": 1000, "cycles_per_op": n / x, "ops_unit": "op",
+                     "gem5.l1d_demand_misses_per_op": misses, "gem5.dir_fetch": fetches * 1000,
+                     "gem5.l1_fwd_getx_per_op": transfers, "gem5.l1_fwd_gets_per_op": 0.0})
+    return rows
+
+
+def test_a_curve_that_grows_by_the_boards_distances_is_predicted_by_them():
+    def miss(n):
+        r = 6.0 if n <= 10 else 6.0 + 20 * (n // 10)
+        return {"l1_bank": r, "bank_memory": 2 * r}
+
+    def transfer(n):
+        return 9.0 if n <= 10 else 9.0 + 30 * (n // 10)
+
+    z, s, m, f, t = 5000.0, 40.0, 100.0, 2.0, 0.5
+    cores = [1, 2, 4, 10, 20, 40]
+    rows = _rows(lambda n: z + m * (miss(n)["l1_bank"] - 6) + f * (miss(n)["bank_memory"] - 12),
+                 lambda n: s + t * (transfer(n) - 9), cores, m, f, t)
+    r = sockets.predict(rows, 10, miss, transfer)
+    held = [i for i, n in enumerate(r["cores"]) if n > 10]
+    assert r["fit"]["think"] == pytest.approx(z, rel=0.02)
+    for i in held:
+        assert abs(r["board"]["error"][i]) < 0.01, r["board"]
+        assert abs(r["unchanged"]["error"][i]) > 0.05, r["unchanged"]   # the fit alone cannot see it
+
+
+def test_counters_missing_or_nothing_held_out_are_refused():
+    rows = _rows(lambda n: 5000.0, lambda n: 40.0, [1, 2, 4, 10, 20])
+    flat = (lambda n: {"l1_bank": 6.0, "bank_memory": 6.0}), (lambda n: 9.0)
+    with pytest.raises(FitError, match="held out"):
+        sockets.predict(rows, 20, *flat)
+    for r in rows:
+        del r["gem5.l1d_demand_misses_per_op"]
+    with pytest.raises(FitError, match="counters"):
+        sockets.predict(rows, 10, *flat)
+
+
+def test_the_reference_boards_20_core_points_through_the_cli(tmp_path):
+    table = TO20 / "table.csv"
+    if not table.exists():
+        pytest.skip(f"{table} is not in this checkout")
+    r = vmscale("model", "sockets", table, "--workload", "fault", "--out", tmp_path / "s")
+    assert r.returncode == 0, r.stderr
+    res = json.loads((tmp_path / "s" / "sockets.json").read_text())
+    assert res and all(20 in v["cores"] for v in res.values())
+    for v in res.values():
+        i = v["cores"].index(20)
+        # the figures are the record's; here only that each prediction was judged at 20 cores
+        assert all(np.isfinite(v[k]["error"][i]) for k in ("board", "unchanged"))
+    assert list((tmp_path / "s").glob("*.png"))
