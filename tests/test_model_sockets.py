@@ -98,3 +98,7 @@ def test_the_reference_boards_20_core_points_through_the_cli(tmp_path):
         # the figures are the record's; here only that each prediction was judged at 20 cores
         assert all(np.isfinite(v[k]["error"][i]) for k in ("board", "unchanged"))
     assert list((tmp_path / "s").glob("*.png"))
+    # the shipped record is what the command computes from the shipped table
+    shipped = json.loads((TO20 / "sockets" / "sockets.json").read_text())
+    for key, v in res.items():
+        assert v["board"]["error"] == pytest.approx(shipped[key]["board"]["error"], abs=1e-6), key
