@@ -144,10 +144,15 @@ def interconnect_curve(r: dict, stem, title, source: str, target: str, note=None
                       f"{max(a['error'], key=abs) * 100:+.0f}%)", zorder=6)
     ax.plot(cores, r["measured"], "o", mfc="white", mec="k", mew=1.5, ms=7, label=f"gem5, {target} (predicted)",
             zorder=6)
-    ax.set_xscale("log", base=2)
     ax.set_yscale("log")
+    return _finish_prediction(fig, ax, stem, title, "throughput (operations per cycle)", note)
+
+
+def _finish_prediction(fig, ax, stem, title, ylabel, note):
+    """Cores on a log2 axis, the legend below, the provenance note in the corner; saved."""
+    ax.set_xscale("log", base=2)
     ax.set_xlabel("cores")
-    ax.set_ylabel("throughput (operations per cycle)")
+    ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
     if note:
         ax.text(0.01, 0.01, note, transform=ax.transAxes, fontsize=7, color="gray", va="bottom")
@@ -174,12 +179,4 @@ def sockets_curve(r: dict, stem, title, note=None):
             continue
         worst = max(errs, key=abs) * 100
         ax.plot(cores, r[key]["predicted"], color=color, ls=ls, lw=1.5, label=f"{what} (held-out error up to {worst:+.0f}%)")
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("cores")
-    ax.set_ylabel("throughput (operations per cycle, window)")
-    ax.set_title(title, fontsize=10)
-    if note:
-        ax.text(0.01, 0.01, note, transform=ax.transAxes, fontsize=7, color="gray", va="bottom")
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1)
-    ax.grid(True, which="both", alpha=0.2)
-    return _save(fig, stem)
+    return _finish_prediction(fig, ax, stem, title, "throughput (operations per cycle, window)", note)
