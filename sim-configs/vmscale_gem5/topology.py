@@ -61,12 +61,16 @@ class Graph:
 
     def mean_hops(self, controllers_a, controllers_b) -> float:
         """Mean router hops between two sets of controllers (e.g. L1s to L2 banks)."""
+        return self._mean(self.hops, controllers_a, controllers_b)
+
+    def _mean(self, distance, controllers_a, controllers_b) -> float:
+        """Mean of distance(router, router) over the pairs of controllers, each router pair once."""
         pairs = [(self.ext[a], self.ext[b]) for a in controllers_a for b in controllers_b]
         cache = {}
         total = 0
         for a, b in pairs:
             if (a, b) not in cache:
-                cache[(a, b)] = self.hops(a, b)
+                cache[(a, b)] = distance(a, b)
             total += cache[(a, b)]
         return total / len(pairs)
 
@@ -92,14 +96,7 @@ class Graph:
 
     def mean_cycles(self, controllers_a, controllers_b) -> float:
         """Mean network cycles between two sets of controllers (e.g. L1s to L2 banks)."""
-        cache = {}
-        total = 0.0
-        pairs = [(self.ext[a], self.ext[b]) for a in controllers_a for b in controllers_b]
-        for a, b in pairs:
-            if (a, b) not in cache:
-                cache[(a, b)] = self.cycles(a, b)
-            total += cache[(a, b)]
-        return total / len(pairs)
+        return self._mean(self.cycles, controllers_a, controllers_b)
 
     def check(self):
         """Every router reaches every other, link ids are unique, ports are consistent."""
