@@ -62,7 +62,9 @@ class VmscaleX86Board(X86Board):
     def fix_cpuid_apic_ids(self):
         """Report each core's APIC ID in CPUID.1 EBX, and x2APIC in ECX if the board has it
         (call after the processor exists)."""
-        for i, core in enumerate(self.get_processor().get_cores()):
+        proc = self.get_processor()
+        sets = proc.core_sets() if hasattr(proc, "core_sets") else [proc.get_cores()]
+        for i, core in ((i, c) for cores in sets for i, c in enumerate(cores)):
             for isa in core.get_simobject().isa:
                 fms = list(isa.FamilyModelStepping)
                 fms[1] = (int(fms[1]) & 0x00FFFFFF) | ((i & 0xFF) << 24)

@@ -70,8 +70,13 @@ if a.memory_system == "ruby":
 else:
     cache = NoCache()
 
-cpu = {"atomic": CPUTypes.ATOMIC, "timing": CPUTypes.TIMING, "o3": CPUTypes.O3, "kvm": CPUTypes.KVM}[a.cpu]
-processor = SimpleProcessor(cpu_type=cpu, num_cores=a.cores, isa=ISA.X86)
+CPU_TYPES = {"atomic": CPUTypes.ATOMIC, "timing": CPUTypes.TIMING, "o3": CPUTypes.O3, "kvm": CPUTypes.KVM}
+switching = options.tail_switch(a)
+if switching:
+    from vmscale_processor import ROI, TAIL, TailProcessor  # noqa: E402
+    processor = TailProcessor(CPU_TYPES[a.cpu], CPU_TYPES[a.tail_cpu], a.cores, ISA.X86)
+else:
+    processor = SimpleProcessor(cpu_type=CPU_TYPES[a.cpu], num_cores=a.cores, isa=ISA.X86)
 memory = ChanneledMemory(DDR4_2400_8x8, a.mem_channels, 64, size=f"{a.memory}MiB")
 board = VmscaleX86Board(clk_freq=a.clock, processor=processor, memory=memory, cache_hierarchy=cache,
                         x2apic=a.x2apic_on)
@@ -106,6 +111,8 @@ def on_checkpoint():
 
 
 def on_workbegin():
+    if switching and processor.use(ROI):      # before the reset: the drain is not the ROI's
+        progress_line(f"switched to {a.cpu}")
     progress_line("ROI begins: stats reset")
     m5.stats.reset()
     if a.hotlines:
@@ -120,6 +127,8 @@ def on_workend():
         hotlines_mark("end")
     m5.stats.dump()
     progress_line("ROI ends: stats dumped")
+    if switching and processor.use(TAIL):
+        progress_line(f"switched to {a.tail_cpu}")
     return False
 
 
@@ -150,7 +159,14 @@ EXEC_FLAGS = ["ExecEnable", "ExecMacro", "ExecSymbol", "ExecUser", "ExecKernel"]
 
 def on_period():
     """Every --progress of simulated time (the Simulator's max_ticks per simulate call, so
-    counted from the last exit event of any kind): a progress line and the time limits."""
+    counted from the last exit event of any kind): a progress line and the time limits.
+    With --tail-cpu the first period is a few ticks: the restore is in, switch to the tail CPU."""
+    if switching and not first_period["done"]:
+        first_period["done"] = True
+        simulator.set_max_ticks(PERIOD)
+        if processor.use(TAIL):
+            progress_line(f"switched to {a.tail_cpu} until the first ROI")
+        return False
     progress_line("running")
     if a.max_seconds and m5.curTick() >= a.max_seconds * 1e12:
         print("vmscale_fs: error: --max-seconds of simulated time reached", file=sys.stderr)
@@ -178,7 +194,9 @@ def on_window_end():
     return False
 
 
-simulator = Simulator(board=board, max_ticks=int(a.progress * 1e12) if a.progress > 0 else m5.MaxTick,
+PERIOD = int(a.progress * 1e12) if a.progress > 0 else m5.MaxTick
+first_period = {"done": False}
+simulator = Simulator(board=board, max_ticks=1000 if switching else PERIOD,
                       on_exit_event={
                           ExitEvent.CHECKPOINT: on_checkpoint,
                           ExitEvent.WORKBEGIN: on_workbegin,

@@ -45,6 +45,17 @@ def test_the_label_leaves_out_observers_and_defaults_and_the_boot_only_boot_opti
     assert Board.make({}).label() == "" and Board.make({"board": "default"}).label() == ""
 
 
+def test_a_tail_cpu_is_a_restore_option_named_in_the_label_and_switches_only_when_it_differs(tmp_path):
+    b = Board.make({"board": "e7-8870", "cpu": "o3", "tail_cpu": "timing"})
+    assert b.label() == "board=e7-8870 cpu=o3 tail_cpu=timing"
+    assert b.boot_items() == Board.make({"board": "e7-8870"}).boot_items()    # the Timing runs' checkpoint
+    argv = b.restore_argv(10)
+    assert argv[argv.index("--tail-cpu") + 1] == "timing"
+    assert options.tail_switch(b.namespace(10))
+    assert not options.tail_switch(Board.make({"cpu": "o3", "tail_cpu": "o3"}).namespace(10))
+    assert not options.tail_switch(Board.make({"cpu": "o3"}).namespace(10))
+
+
 def test_restore_options_share_one_checkpoint_and_boot_options_do_not():
     jobs = [(8, {"l2_banks": b, "topology": t, "cpu": c}) for b in ("1", "8") for t in ("crossbar", "mesh")
             for c in ("timing", "o3")]
@@ -55,7 +66,7 @@ def test_restore_options_share_one_checkpoint_and_boot_options_do_not():
 
 @pytest.mark.parametrize("opts, message", [
     ({"l2_bank": "8"}, "not a gem5 option"), ({"l2_banks": "eight"}, "not int"),
-    ({"topology": "torus"}, "use one of"), ({"board": "xeon-9999"}, "no such board"), ("l2_banks", "KEY=VALUE")])
+    ({"topology": "torus"}, "use one of"), ({"tail_cpu": "atomic"}, "use one of"), ({"board": "xeon-9999"}, "no such board"), ("l2_banks", "KEY=VALUE")])
 def test_bad_options_are_refused_with_the_reason(opts, message):
     with pytest.raises(limits.ConfigError, match=message):
         Board.make(opts)

@@ -257,6 +257,9 @@ def _args(tmp_path, *extra):
     (["--cores", "8", "--cpu", "kvm", "--kvm-available", "--mode", "checkpoint", "--checkpoint-dir", "x"],
      "--m5 addr"),
     (["--cores", "8", "--clock", "3ghz"], "give a frequency such as 3GHz"),
+    (["--cores", "8", "--cpu", "o3", "--tail-cpu", "timing"], "needs --mode restore"),
+    (["--cores", "8", "--memory-system", "none", "--cpu", "o3", "--tail-cpu", "timing", "--mode", "restore",
+      "--checkpoint-dir", "x"], "needs --mode restore, Ruby"),
 ])
 def test_options_refuse_bad_runs_before_gem5(tmp_path, extra, message):
     with pytest.raises(limits.ConfigError, match=message):

@@ -61,6 +61,9 @@ class Option:
 OPTIONS = (
     Option("cpu", str, "timing", RESTORE, "CPU model of the measured run (the boot uses atomic or kvm)",
            limits.CPU_TYPES),
+    Option("tail_cpu", str, "", RESTORE, "CPU model outside the ROIs (from the restore to the first workbegin, and "
+           "after each workend): '' the same as cpu; timing gives an O3 run's set-up and tear-down Timing's host "
+           "time (the ROIs stay O3; each switch drains the pipeline)", ("", "timing", "o3")),
     Option("clock", str, "3GHz", BOOT, "board clock, e.g. 3GHz (the kernel is told its APIC timer rate)"),
     Option("memory", int, 2048, BOOT, "MiB"),
     Option("mem_channels", int, 1, BOOT, "memory channels (one directory each)"),

@@ -102,6 +102,9 @@ def validate(a) -> argparse.Namespace:
         if a.board:
             raise limits.ConfigError(short + ": raise --l2-size or --l2-banks")
         print(f"vmscale_fs: warning: {short}; figures at this size measure the L2's evictions", file=sys.stderr)
+    if a.tail_cpu and a.tail_cpu != a.cpu and not (ruby and a.mode == "restore" and a.cpu in ("timing", "o3")):
+        raise limits.ConfigError(f"--tail-cpu {a.tail_cpu} switches a restored Ruby run's CPUs between ROIs: it "
+                                 "needs --mode restore, Ruby and --cpu timing or o3")
     for path, what in ((a.kernel, "--kernel"), (a.disk, "--disk")):
         if not Path(path).is_file():
             raise limits.ConfigError(f"{what} {path}: no such file")
@@ -203,3 +206,8 @@ def kernel_args(a) -> list:
         # enters x2APIC mode without interrupt remapping and brings every CPU up.
         args.append("x2apic_ext_dest_id")
     return args
+
+
+def tail_switch(a) -> bool:
+    """Whether the run switches to --tail-cpu outside its ROIs (vmscale_processor.TailProcessor)."""
+    return bool(a.tail_cpu) and a.tail_cpu != a.cpu
