@@ -6,9 +6,8 @@ def csv_list(text):
     return [t for t in text.split(",") if t]
 
 
-from vmscale.commands import (board, build, calibrate, checkpoint, collect, compare, demo, hotlines, model, plot,  # noqa: E402
-                              run, sweep, validate, verify, workloads)
+from vmscale.commands import (board, build, calibrate, checkpoint, collect, compare, demo, fidelity,  # noqa: E402
+                              hotlines, model, plot, run, sweep, validate, verify, workloads)
 
-COMMANDS = [build, run, collect, sweep, checkpoint, plot, compare, hotlines, calibrate, board, validate, verify,
-            workloads,
-            demo, model]
+COMMANDS = [build, run, collect, sweep, checkpoint, plot, compare, fidelity, hotlines, calibrate, board, validate,
+            verify, workloads, demo, model]

@@ -1,0 +1,43 @@
+"""`vmscale fidelity TABLE...`: the CPU-model fidelity card from gem5 tables of one board."""
+
+from pathlib import Path
+
+
+def register(sub):
+    x = sub.add_parser("fidelity", help="Timing vs O3: cost and scaling ratio at two core counts, beside the papers'")
+    x.add_argument("tables", nargs="+", help="table.csv files of gem5 runs on one board (Timing and O3 rows)")
+    x.add_argument("--cores", default="1,10", help="the low and the high core count (default 1,10)")
+    x.add_argument("--out", required=True, help="directory for fidelity.csv, fidelity.md and the figure")
+    x.set_defaults(func=main)
+
+
+def main(args):
+    import csv
+
+    from vmscale import fidelity
+    from vmscale.errors import VmscaleError
+    from vmscale.fileutil import atomic_write_text
+    try:
+        lo, hi = (int(x) for x in args.cores.split(","))
+    except ValueError:
+        raise VmscaleError(f"--cores {args.cores}: give two core counts, low and high, e.g. 1,10") from None
+    if not 0 < lo < hi:
+        raise VmscaleError(f"--cores {args.cores}: the low count must be positive and below the high one")
+    rows = []
+    for t in args.tables:
+        try:
+            with open(t, newline="") as f:
+                rows += list(csv.DictReader(f))
+        except FileNotFoundError:
+            raise VmscaleError(f"{t}: no such table") from None
+    board, pts = fidelity.points(rows)
+    card = fidelity.card(pts, lo, hi)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    fidelity.write_csv(card, out / "fidelity.csv")
+    md = fidelity.markdown(card, board, lo, hi)
+    atomic_write_text(out / "fidelity.md", md)
+    figs = fidelity.plot(card, lo, hi, str(out / "fidelity"))
+    print(md, end="")
+    print(f"wrote {out / 'fidelity.csv'}, {out / 'fidelity.md'}, {figs[0]}")
+    return 0
