@@ -102,3 +102,41 @@ def test_the_reference_boards_20_core_points_through_the_cli(tmp_path):
     shipped = json.loads((TO20 / "sockets" / "sockets.json").read_text())
     for key, v in res.items():
         assert v["board"]["error"] == pytest.approx(shipped[key]["board"]["error"], abs=1e-6), key
+
+
+def test_ownership_runs_by_hand_and_only_on_a_saturated_line_with_runs():
+    # n0: S = 40 cycles per op, 0.25 transfers per op: k = 4 ops per ownership, P = 160 cycles,
+    # the owner holds it for H = 2/3 P = 106.7 and does an op every o = H / 3 = 35.6 cycles.
+    r = sockets.ownership_runs(40.0, 0.25, 1.0, [0.0, 0.0, 100.0], [0.0, 0.0, 150.0], [1, 10, 20])
+    assert r["service"][:2] == [40.0, 40.0] and r["k"][1] == pytest.approx(4.0)
+    p0, h0 = 160.0, 160.0 * 2 / 3
+    o = h0 / 3
+    k = 1 + (h0 + 100) / o
+    assert r["k"][2] == pytest.approx(k) and r["service"][2] == pytest.approx((p0 + 150) / k)
+    # farther banks lengthen the runs: the service grows less than the transfers alone would make it
+    assert r["service"][2] < 40.0 + 0.25 * 150
+    for service, transfers, u in ((40.0, 0.25, 0.5), (40.0, 1.5, 1.0)):     # not saturated; no runs
+        r = sockets.ownership_runs(service, transfers, u, [0.0, 100.0], [0.0, 150.0], [10, 20])
+        assert r["k"] == [1.0, 1.0] and r["service"] == [service, service + transfers * 150]
+
+
+def test_a_saturated_line_whose_runs_grow_with_the_distance_is_predicted_by_the_runs():
+    def miss(n):
+        r = 6.0 if n <= 10 else 6.0 + 60 * (n // 10)
+        return {"l1_bank": r, "bank_memory": r}
+
+    def transfer(n):
+        return 9.0 if n <= 10 else 9.0 + 90 * (n // 10)
+
+    z, s, t = 100.0, 45.0, 0.4
+    cores = [1, 2, 4, 10, 20, 40]
+    runs = sockets.ownership_runs(s, t, 1.0, [miss(n)["l1_bank"] - 6 for n in cores],
+                                  [transfer(n) - 9 for n in cores], cores)
+    service = dict(zip(cores, runs["service"]))
+    rows = _rows(lambda n: z + 0.5 * (miss(n)["l1_bank"] - 6), lambda n: service[n], cores, 0.5, 0.0, t)
+    r = sockets.predict(rows, 10, miss, transfer)
+    assert r["line_utilisation"] > sockets.SATURATED
+    for i, n in enumerate(r["cores"]):
+        if n > 10:
+            assert abs(r["runs"]["error"][i]) < 0.03, r["runs"]
+            assert r["board"]["error"][i] < -0.2, r["board"]     # transfers alone: far too slow

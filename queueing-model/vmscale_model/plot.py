@@ -172,6 +172,7 @@ def sockets_curve(r: dict, stem, title, note=None):
             label="gem5, held out (predicted)", zorder=6)
     held = ~fitted
     for key, color, ls, what in (("board", "tab:green", "-", "by the board's distances (sockets in use)"),
+                                 ("runs", "tab:purple", "-.", "... with ownership runs"),
                                  ("unchanged", "tab:blue", ":", "the fit unchanged"),
                                  ("usl", "tab:red", "--", "USL, fitted to the same points")):
         errs = [e for e, h in zip(r[key]["error"], held) if h and np.isfinite(e)]

@@ -14,6 +14,20 @@ round trips and of a transfer's critical path, from the board's graph and latenc
 passes them: vmscale_gem5.board.Board.miss_cycles and transfer_cycles).  Nothing of the held-out
 points goes in.  Beside it, the same fit unchanged and the USL fitted to the same points.
 
+Ownership runs.  Where a core does k > 1 operations each time it owns the contended line (T < 1
+transfers per operation), it keeps working while the next request reaches it, so farther sockets
+lengthen its runs as well as the transfers.  In MESI_Two_Level a hand-over is three legs: the new
+owner's unblock to the line's L2 bank, the bank's forward of the next queued GETX back to it, its
+data to the next owner.  The owner holds the line for the first two (H = 2/3 of a hand-over P at
+n0, where P = k S) and does an operation every o = H / (k - 1) cycles while it does.  At N cores:
+
+    P(N) = P + (C(N) - C(n0)),   H(N) = H + (R_bank(N) - R_bank(n0)),   k(N) = 1 + H(N) / o
+    S(N) = P(N) / k(N)
+
+(the unblock and the forward are one L1-bank round trip).  This needs a request waiting whenever an
+owner unblocks: the line saturated at n0 (the fit's utilisation X S >= SATURATED there).  Where it
+is not, or T >= 1, there are no runs, and this is the prediction above.
+
 Pure: rows and functions in, a dict out.
 """
 
@@ -43,6 +57,28 @@ def per_op(rows: list) -> dict:
     return {"misses": m, "memory_fetches": f, "transfers": t}
 
 
+HOLD_LEGS = 2 / 3     # of a hand-over's three legs, the two in which the old owner still holds the line
+SATURATED = 0.9       # the fit's utilisation of the line at n0 from which requests always wait
+
+
+def ownership_runs(service: float, transfers: float, utilisation: float, d_round_trip: list, d_transfer: list,
+                   cores: list) -> dict:
+    """Service per operation and operations per ownership at each core count, with the owner's runs
+    growing with its distance from the line's bank (the module's docstring).  service, transfers
+    and the line's utilisation at n0; d_round_trip and d_transfer: R_bank(N) - R_bank(n0) and
+    C(N) - C(n0) per core count."""
+    if not 0 < transfers < 1 or service <= 0 or utilisation < SATURATED:     # no runs: the board's prediction
+        return {"service": [service + (transfers * dt if n > 1 else 0.0) for dt, n in zip(d_transfer, cores)],
+                "k": [1.0] * len(cores)}
+    k0 = 1 / transfers
+    p0 = k0 * service
+    h0 = HOLD_LEGS * p0
+    o = h0 / (k0 - 1)
+    ks = [1 + (h0 + dr) / o for dr in d_round_trip]
+    return {"service": [(p0 + dt) / k if n > 1 else service for dt, k, n in zip(d_transfer, ks, cores)],
+            "k": [k if n > 1 else 1.0 for k, n in zip(ks, cores)]}
+
+
 def predict(rows: list, train_max: int, miss_cycles, transfer_cycles) -> dict:
     """Fit on core counts <= train_max; predict every core count of the rows.
 
@@ -66,11 +102,16 @@ def predict(rows: list, train_max: int, miss_cycles, transfer_cycles) -> dict:
                      + k["memory_fetches"] * (miss[n]["bank_memory"] - r0["bank_memory"]))
         service.append(p["service"] + (k["transfers"] * (transfer[n] - c0) if n > 1 else 0.0))
     by_board = np.array([solvers.mva(z, [s], n)["throughput"] for z, s, n in zip(think, service, cores)])
-    predictions = {"board": by_board, "unchanged": f.predict(d.cores)}
+    u0 = solvers.mva(p["think"], [p["service"]], n0)["throughput"] * p["service"]
+    runs = ownership_runs(p["service"], k["transfers"], u0, [miss[n]["l1_bank"] - r0["l1_bank"] for n in cores],
+                          [transfer[n] - c0 for n in cores], cores)
+    by_runs = np.array([solvers.mva(z, [s], n)["throughput"] for z, s, n in zip(think, runs["service"], cores)])
+    predictions = {"board": by_board, "runs": by_runs, "unchanged": f.predict(d.cores)}
     out = {"fit": {"think": float(p["think"]), "service": float(p["service"]), "r2": f.r2,
                    "train_cores": d.cores[train].tolist()},
            "at": n0, "per_op": k, "cores": cores, "measured": d.throughput.tolist(),
-           "think": think, "service": service,
+           "think": think, "service": service, "line_utilisation": u0, "runs_service": runs["service"],
+           "ops_per_ownership": runs["k"],
            "miss_cycles": [miss[n] for n in cores], "transfer_cycles": [transfer[n] for n in cores]}
     try:
         u = fitlib.fit_usl(fitlib.Data(d.cores[train], d.throughput[train], d.spread[train], d.unit))
@@ -86,11 +127,13 @@ def predict(rows: list, train_max: int, miss_cycles, transfer_cycles) -> dict:
 def table(key: str, r: dict) -> str:
     """One markdown block: each core count's measurement and each prediction's error."""
     lines = ["| cores | measured (ops/Mcycle, window throughput) | held out | miss round trip to bank (cycles) | Z(N) | S(N) "
-             "| by the board | unchanged fit | USL |", "|---|---|---|---|---|---|---|---|---|"]
+             "| by the board | with ownership runs (ops per run) | unchanged fit | USL |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     fitted = set(r["fit"]["train_cores"])
     for i, n in enumerate(r["cores"]):
         cells = [f"{100 * e:+.1f}%" if math.isfinite(e) else "-"
-                 for e in (r[k]["error"][i] for k in ("board", "unchanged", "usl"))]
+                 for e in (r[k]["error"][i] for k in ("board", "runs", "unchanged", "usl"))]
+        cells[1] += f" ({r['ops_per_ownership'][i]:.1f})"
         lines.append(f"| {n} | {1e6 * r['measured'][i]:,.1f} | {'' if n in fitted else 'yes'} | "
                      f"{r['miss_cycles'][i]['l1_bank']:.0f} | {r['think'][i]:,.0f} | {r['service'][i]:,.1f} | "
                      + " | ".join(cells) + " |")
