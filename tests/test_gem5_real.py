@@ -161,6 +161,24 @@ def test_one_boot_serves_a_crossbar_and_a_garnet_mesh(kernel_built, tmp_path):
     assert row["ok"] and row["gem5.board"] == "network=garnet topology=mesh"
 
 
+@pytest.mark.slow
+def test_an_o3_run_with_a_timing_tail_switches_at_each_roi_and_reads_the_o3_cores(kernel_built, tmp_path):
+    """tail_cpu=timing: restored into the O3 cores (the checkpoint's paths), Timing until the ROI,
+    O3 through it, Timing after; the statistics are the O3 cores' (one per core, not both sets)."""
+    r = vmscale("run", "--backend", "gem5", "--cores", 2, "--gem5", "cpu=o3", "--gem5", "tail_cpu=timing",
+                "--workload", "refcount", "--kernel-variant", "stock", "--param", "refcount.iters=200",
+                "--param", "refcount.chunk=100", "--out", tmp_path / "o3", timeout=3 * 3600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+    log = (tmp_path / "o3" / "m5out" / "gem5.log").read_text()
+    events = re.findall(r"(switched to \w+|ROI begins|ROI ends)", log)
+    assert events[:5] == ["switched to timing", "switched to o3", "ROI begins", "ROI ends", "switched to timing"], events
+    text = (tmp_path / "o3" / "m5out" / "config.ini").read_text()
+    assert "[board.processor.cores0.core]\ntype=BaseO3CPU" in text
+    assert "[board.processor.tail0.core]\ntype=BaseTimingSimpleCPU" in text
+    row = json.loads((tmp_path / "o3" / "results.jsonl").read_text().splitlines()[0])
+    assert row["ok"] and row["gem5.board"] == "cpu=o3 tail_cpu=timing" and row["gem5.cores_in_stats"] == 2
+
+
 def test_core_count_the_build_cannot_do_is_refused_before_gem5_starts(kernel_built, tmp_path):
     """A stock build stops at 254 cores and the refusal names the patches that lift it; a build
     with them stops at 256 and names what would lift that."""
