@@ -92,6 +92,10 @@ def test_every_summary_figure_is_the_statistic_it_names():
     assert s["cycles_max"] == 1790702331
     assert s["roi_cycles"] == pytest.approx(1790702331.0) and s["sim_cycles_per_op"] == pytest.approx(3581404.662)
     assert len(s["ruby_miss_latency_hist"]) > 1
+    # one core committed 18.5x the other's instructions in this ROI: the report's "uneven" flag
+    assert s["core_insts_spread"] == pytest.approx(313402611 / 16897839)
+    assert stats.uneven_work({"gem5.core_insts_spread": str(s["core_insts_spread"])})
+    assert not stats.uneven_work({"gem5.core_insts_spread": "1.3"}) and not stats.uneven_work({})
 
 
 def test_garnet_runs_report_their_hops_and_packet_latency():

@@ -126,7 +126,7 @@ def report(table, out_dir, model=False) -> Path:
         if hot.is_file() and hotlines.markdown(hot, w):
             lines += ["", hotlines.markdown(hot, w)]
         lines += ["", "| variant | cores | cycles/op (thread mean) | window cycles/op | window ops per kcycle | "
-                  "LLC evictions/op | capacity | ok |", "|---|---|---|---|---|---|---|---|"]
+                  "LLC evictions/op | capacity | cores' work | ok |", "|---|---|---|---|---|---|---|---|---|"]
         mine = [r for r in rows if r["workload"] == w]
         for label, r in sorted(zip(curve_labels(mine, with_backend=False), mine), key=lambda p: (p[0], int(p[1]["cores"]))):
             rate = _num(r.get("window_ops_per_cycle"))
@@ -134,11 +134,16 @@ def report(table, out_dir, model=False) -> Path:
             lines.append(f"| {label} | {r['cores']} | {r.get('cycles_per_op') or '-'} | "
                          f"{r.get('window_cycles_per_op') or '-'} | {f'{rate * 1e3:.3g}' if rate else '-'} | "
                          f"{f'{ev:.2f}' if ev is not None else '-'} | "
-                         f"{'**LLC-bound**' if stats.capacity_bound(r) else '-'} | {r['ok']} |")
+                         f"{'**LLC-bound**' if stats.capacity_bound(r) else '-'} | "
+                         f"{'**uneven**' if stats.uneven_work(r) else '-'} | {r['ok']} |")
         if any(stats.capacity_bound(r) for r in mine):
             lines += ["", f"**LLC-bound**: at least {stats.CAPACITY_EVICTIONS_PER_OP:g} LLC eviction per op, or at least "
                       f"{stats.CAPACITY_INV_SHARE:.0%} of the L1 invalidations caused by LLC evictions: the board's "
                       "shared cache, not the design's sharing, explains that point's cost (vmscale_gem5.stats.capacity)."]
+        if any(stats.uneven_work(r) for r in mine):
+            lines += ["", f"**uneven**: a core committed at least {stats.UNEVEN_WORK:g}x another core's instructions in "
+                      "the ROI: something besides the workload's equal shares ran there (or its threads' shares are "
+                      "unequal by design), so the guest, not the design, explains part of that point (vmscale_gem5.stats)."]
         lines.append("")
     path = out_dir / "report.md"
     atomic_write_text(path, "\n".join(lines) + "\n")

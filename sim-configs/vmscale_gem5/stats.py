@@ -110,6 +110,20 @@ def capacity(out: dict) -> dict:
     return res
 
 
+# Threads given equal shares commit about equal instructions per core; a core that commits several
+# times another's ran something besides its share inside the ROI (a retry loop on a line another
+# core keeps taking, a kernel thread): the guest, not the design, then explains part of that point.
+UNEVEN_WORK = 2.0
+
+
+def uneven_work(row: dict) -> bool:
+    """Cores' ROI instructions, most over fewest, at or above UNEVEN_WORK (the flag `vmscale report` shows)."""
+    try:
+        return float(row.get("gem5.core_insts_spread")) >= UNEVEN_WORK
+    except (TypeError, ValueError):
+        return False
+
+
 def capacity_bound(row: dict) -> bool:
     """The check `vmscale report` flags (the thresholds above)."""
     def num(key):   # rows from a table.csv hold text
@@ -146,6 +160,7 @@ def summary(stats: dict, ops: float = None) -> dict:
         "roi_cycles": g("simTicks") / g("board.clk_domain.clock")
         if g("simTicks") is not None and g("board.clk_domain.clock") else math.nan,
         "cores_in_stats": len(cycles),
+        "core_insts_spread": max(insts) / min(insts) if len(insts) > 1 and min(insts) > 0 else math.nan,
         "ruby_miss_latency_mean": g(f"{RUBY}.m_missLatencyHistSeqr::mean"),
         "ruby_miss_latency_samples": g(f"{RUBY}.m_missLatencyHistSeqr::samples"),
         "ruby_miss_latency_hist": g(f"{RUBY}.m_missLatencyHistSeqr"),
