@@ -1,0 +1,33 @@
+#!/bin/bash
+# The reference board (board=e7-8870) at 40 cores (four sockets of ten): refcount under a shared
+# atomic, Refcache and percpu_ref (results/gem5-e7-8870-refcount's parameters) and Bonsai's fault
+# under per-VMA locking, RCU faults and mmap_lock read locking (results/gem5-e7-8870-fault's).  4x
+# the one-socket points the models are fitted to.  One run directory per case, all restored from
+# one checkpoint, so that a session that ends mid-way keeps the cases it finished: a case with a
+# manifest is kept unless FRESH=1.  CASES="refcount-stock fault-rcu ..." runs only those (two
+# make.sh with disjoint CASES use a host's two cores; the checkpoint's lock lets one of them boot).
+# GEM5 must be set.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=results/gem5-e7-8870-40c
+n=40
+# (fault-rwlock is a case of this script not yet run: CASES=fault-rwlock adds it)
+all="refcount-stock refcount-refcache refcount-percpu-ref fault-stock fault-rcu"
+for c in ${CASES:-$all}; do
+  w=${c%%-*} v=${c#*-}
+  case $w in
+    refcount) params=(--param refcount.iters=2000 --param refcount.chunk=100) ;;
+    fault) params=(--param fault.iters=4 --param fault.pages=64 --param fault.mmap_pct=0) ;;
+    *) echo "make.sh: unknown case $c (one of: $all fault-rwlock)" >&2; exit 2 ;;
+  esac
+  d=$out/$(printf %03dc $n)-$c
+  [ "${FRESH:-0}" = 0 ] && [ -f "$d/manifest.json" ] && continue
+  rm -rf "$d"
+  .venv/bin/vmscale checkpoint --cores $n --gem5 board=e7-8870
+  .venv/bin/vmscale run --backend gem5 --cores $n --gem5 board=e7-8870 --workload "$w" --kernel-variant "$v" \
+      "${params[@]}" --out "$d"
+  (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini)
+done
+[ -n "${CASES:-}" ] && exit 0
+.venv/bin/vmscale collect --restat "$out"/040c-* -o "$out/table.csv"
+.venv/bin/vmscale report "$out/table.csv" --out "$out/report"
