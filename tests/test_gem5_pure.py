@@ -394,3 +394,25 @@ def test_the_capacity_check_reads_llc_evictions_from_a_real_dump():
     assert not stats.capacity_bound({"gem5.llc_evictions_per_op": 0.2, "gem5.eviction_inv_share": 0.1})
     assert stats.capacity_bound({"gem5.llc_evictions_per_op": 0.2, "gem5.eviction_inv_share": 0.6})
     assert stats.capacity_bound({"gem5.llc_evictions_per_op": "1.5", "gem5.eviction_inv_share": ""})   # a CSV row
+
+
+def test_the_report_flags_the_40_core_refcount_points_whose_cores_did_uneven_work(tmp_path):
+    """results/gem5-e7-8870-40c: 25 of 40 cores waited on the zone lock inside refcount's ROI (many
+    times the others' instructions); fault's cores did even work.  The spread is recomputed here from
+    each run's own stats, and the report marks exactly the uneven rows."""
+    import csv
+    import gzip
+    import re
+    from vmscale import report
+    rec = REPO / "results" / "gem5-e7-8870-40c"
+    rows = list(csv.DictReader(open(rec / "table.csv", newline="")))
+    for r in rows:
+        dump = stats.parse(gzip.open(rec / r["run_id"] / "m5out" / "stats.txt.gz", "rt").read())[0]
+        insts = [v for k, v in dump.items() if re.fullmatch(r"board\.processor\.cores\d+\.core\.commitStats0\.numInsts", k)]
+        assert len(insts) == 40
+        assert float(r["gem5.core_insts_spread"]) == pytest.approx(max(insts) / min(insts))
+        assert stats.uneven_work(r) == (r["workload"] == "refcount"), (r["workload"], r["kernel_variant"])
+    text = report.report(rec / "table.csv", tmp_path).read_text()
+    flagged = [line for line in text.splitlines() if "**uneven**" in line and line.startswith("| ")]
+    assert len(flagged) == sum(r["workload"] == "refcount" for r in rows)
+    assert "zone" not in text and "another core's instructions" in text
