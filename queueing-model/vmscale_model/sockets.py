@@ -66,10 +66,9 @@ def ownership_runs(service: float, transfers: float, utilisation: float, d_round
     """Service per operation and operations per ownership at each core count, with the owner's runs
     growing with its distance from the line's bank (the module's docstring).  service, transfers
     and the line's utilisation at n0; d_round_trip and d_transfer: R_bank(N) - R_bank(n0) and
-    C(N) - C(n0) per core count."""
-    if not 0 < transfers < 1 or service <= 0 or utilisation < SATURATED:     # no runs: the board's prediction
-        return {"service": [service + (transfers * dt if n > 1 else 0.0) for dt, n in zip(d_transfer, cores)],
-                "k": [1.0] * len(cores)}
+    C(N) - C(n0) per core count.  None where there are no runs."""
+    if not 0 < transfers < 1 or service <= 0 or utilisation < SATURATED:
+        return None     # no runs: the board's prediction stands
     k0 = 1 / transfers
     p0 = k0 * service
     h0 = HOLD_LEGS * p0
@@ -105,6 +104,7 @@ def predict(rows: list, train_max: int, miss_cycles, transfer_cycles) -> dict:
     u0 = solvers.mva(p["think"], [p["service"]], n0)["throughput"] * p["service"]
     runs = ownership_runs(p["service"], k["transfers"], u0, [miss[n]["l1_bank"] - r0["l1_bank"] for n in cores],
                           [transfer[n] - c0 for n in cores], cores)
+    runs = runs or {"service": service, "k": [1.0] * len(cores)}
     by_runs = np.array([solvers.mva(z, [s], n)["throughput"] for z, s, n in zip(think, runs["service"], cores)])
     predictions = {"board": by_board, "runs": by_runs, "unchanged": f.predict(d.cores)}
     out = {"fit": {"think": float(p["think"]), "service": float(p["service"]), "r2": f.r2,

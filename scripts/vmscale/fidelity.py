@@ -9,7 +9,6 @@ Cost is the per-thread cycles per operation in the window where all threads ran
 cycles, and the same figure whether threads finish together or not.
 """
 
-import csv
 import math
 from collections import defaultdict
 
@@ -110,16 +109,7 @@ def markdown(rows: list, board: str, lo: int, hi: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_csv(rows: list, path) -> None:
-    keys = list(rows[0])
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=keys)
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: ("" if r[k] is None else r[k]) for k in keys})
-
-
-def plot(rows: list, lo: int, hi: int, stem: str) -> list:
+def plot(rows: list, board: str, lo: int, hi: int, stem: str) -> list:
     """Cost at both counts under each CPU model, one group per (workload, design); the paper's
     figure at the high count as a marker of its own."""
     import matplotlib
@@ -144,6 +134,6 @@ def plot(rows: list, lo: int, hi: int, stem: str) -> list:
     ax.set_xticklabels([f"{r['workload']}\n{r['kernel_variant']}" for r in rows])
     ax.set_ylabel("cycles per operation per thread (window)")
     ax.set_yscale("log")
-    ax.set_title("CPU-model fidelity: gem5 Timing vs O3")
+    ax.set_title(f"CPU-model fidelity: gem5 Timing vs O3, board {board or 'default'}")
     ax.legend(fontsize=8)
     return save_figure(fig, stem)

@@ -17,6 +17,7 @@ def main(args):
     from vmscale import fidelity
     from vmscale.errors import VmscaleError
     from vmscale.fileutil import atomic_write_text
+    from vmscale.rundir import rows_to_csv
     try:
         lo, hi = (int(x) for x in args.cores.split(","))
     except ValueError:
@@ -34,10 +35,10 @@ def main(args):
     card = fidelity.card(pts, lo, hi)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    fidelity.write_csv(card, out / "fidelity.csv")
+    atomic_write_text(out / "fidelity.csv", rows_to_csv(card))
     md = fidelity.markdown(card, board, lo, hi)
     atomic_write_text(out / "fidelity.md", md)
-    figs = fidelity.plot(card, lo, hi, str(out / "fidelity"))
+    figs = fidelity.plot(card, board, lo, hi, str(out / "fidelity"))
     print(md, end="")
     print(f"wrote {out / 'fidelity.csv'}, {out / 'fidelity.md'}, {figs[0]}")
     return 0
