@@ -32,9 +32,13 @@ def test_demo_on_the_native_backend_writes_what_it_promises(workloads_built, tmp
             assert {"line", "usl", "counters"} <= set(v["methods"]), key
             for method in ("line", "usl"):
                 assert len(v["methods"][method]["error"]) == len(v["held_cores"]), (key, method)
+            # a curve on a sockets board is also carried past its sockets by the board's distances
+            if "board=e7-8870" in key:
+                assert len(v["methods"]["sockets"]["error"]) == len(v["held_cores"]), key
         assert (model / "report" / "report.md").is_file(), name
         assert f"fitted on <= {train_max} cores" in r.stdout
-    assert (out / "model" / "gem5-scaling" / "report" / "twin-fault.png").is_file()   # Bonsai 16-17 beside ours
+    assert (out / "model" / "gem5-e7-8870-to-40c" / "report" / "twin-fault.png").is_file()   # Bonsai 16-17
+    assert "best (its worst held-out error)" in r.stdout
     name, workload, source, target = demo.INTERCONNECT
     ic = json.loads((out / "model" / name / "interconnect.json").read_text())
     assert f"{workload}/stock" in ic and len(ic[f"{workload}/stock"]["hops"]["error"]) >= 4

@@ -139,3 +139,47 @@ def test_a_saturated_line_whose_runs_grow_with_the_distance_is_predicted_by_the_
         if n > 10:
             assert abs(r["runs"]["error"][i]) < 0.03, r["runs"]
             assert r["board"]["error"][i] < -0.2, r["board"]     # transfers alone: far too slow
+
+
+class _Distances:
+    """A board's distances as the study asks for them (miss_cycles, transfer_cycles)."""
+    @staticmethod
+    def miss_cycles(n):
+        r = 6.0 if n <= 10 else 6.0 + 20 * (n // 10)
+        return {"l1_bank": r, "bank_memory": 2 * r}
+
+    @staticmethod
+    def transfer_cycles(n):
+        return 9.0 if n <= 10 else 9.0 + 30 * (n // 10)
+
+
+def test_the_study_judges_a_sockets_board_by_its_distances_and_names_the_best_method():
+    from vmscale_model import study
+    d = _Distances
+    z, s, m, f, t = 5000.0, 40.0, 100.0, 2.0, 0.5
+    rows = _rows(lambda n: z + m * (d.miss_cycles(n)["l1_bank"] - 6) + f * (d.miss_cycles(n)["bank_memory"] - 12),
+                 lambda n: s + t * (d.transfer_cycles(n) - 9), [1, 2, 4, 10, 20, 40], m, f, t)
+    for r in rows:
+        r["ops"] = 1000 * r["cores"]          # one ROI size: 1,000 per thread
+        r["gem5.dir_fetch"] = f * r["ops"]
+    asked = []
+
+    def boards(label):
+        asked.append(label)
+        return d if label == "b" else None
+    result = study.study(rows, train_max=10, min_points=5, boards=boards)
+    (key, r), = result.items()
+    assert asked == ["b"] and r["held_cores"] == [20, 40]
+    by = r["methods"]["sockets"]
+    assert all(abs(e) < 0.01 for e in by["error"]), by["error"]
+    assert study.best(r)[0] == "sockets" and max(abs(e) for e in r["methods"]["usl"]["error"]) > 0.05
+    assert "fit carried by the board's distances (" in study.table(result).splitlines()[2].split("|")[-2]
+    # without a board the same curve is judged by the other methods only
+    assert "sockets" not in study.study(rows, train_max=10, min_points=5)[key]["methods"]
+
+
+def test_a_label_names_a_sockets_board_or_none():
+    from vmscale_gem5.board import with_sockets
+    assert with_sockets("board=e7-8870").miss_cycles(20)["l1_bank"] > with_sockets("board=e7-8870").miss_cycles(10)["l1_bank"]
+    assert with_sockets("") is None                    # the crossbar of the earlier records
+    assert with_sockets("no_such_option=1") is None    # a label this vmscale cannot make

@@ -53,10 +53,11 @@ def _hotline_rows(path) -> list:
 
 
 def _study(a):
+    from vmscale_gem5.board import with_sockets
     from vmscale_model import outputs, study
     hot = _hotline_rows(a.hotlines) if a.hotlines else None
     result = study.study_table(a.table, a.train_max, a.min_points, train_min=a.train_min, workload=a.workload,
-                               hotlines=hot)
+                               hotlines=hot, boards=with_sockets)
     out = Path(a.out or Path(a.table).with_suffix("").as_posix() + "-study")
     md, figs = outputs.write_study(result, out, str(a.table), a.train_min, a.train_max, a.note)
     print(md, end="")

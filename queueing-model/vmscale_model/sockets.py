@@ -37,7 +37,6 @@ import numpy as np
 
 from vmscale_model import fit as fitlib
 from vmscale_model import methods, solvers
-from vmscale_model.study import errors
 
 MISS_KEY = "gem5.l1d_demand_misses_per_op"
 
@@ -55,6 +54,10 @@ def per_op(rows: list) -> dict:
     if not all(math.isfinite(x) for x in (m, f, t)):
         raise fitlib.FitError("the rows lack gem5's counters (L1 misses, directory fetches, forwarded GETX/GETS)")
     return {"misses": m, "memory_fetches": f, "transfers": t}
+
+
+def errors(pred, measured) -> list:
+    return [float(p / m - 1) for p, m in zip(pred, measured)]
 
 
 HOLD_LEGS = 2 / 3     # of a hand-over's three legs, the two in which the old owner still holds the line
@@ -78,6 +81,75 @@ def ownership_runs(service: float, transfers: float, utilisation: float, d_round
             "k": [k if n > 1 else 1.0 for k, n in zip(ks, cores)]}
 
 
+class Carried:
+    """A fit on one board's first sockets and the distances to carry it: Z(N), S(N) and the
+    ownership runs at any core count (the module's docstring)."""
+
+    def __init__(self, rows: list, miss_cycles, transfer_cycles, law: str = "crossbar"):
+        """rows: the fitted core counts' rows only; the largest of them is n0."""
+        d = fitlib.prepare(rows)
+        if len(set(d.cores.tolist())) < 2:
+            raise fitlib.FitError(f"a fit needs two core counts (got {d.cores.tolist()})")
+        self.data, self.fit = d, fitlib.fit(d, law)
+        p = self.fit.params()
+        self.think0, self.service0 = float(p["think"]), float(p["service"])
+        self.n0 = int(d.cores.max())
+        self.per_op = per_op([r for r in rows if int(float(r["cores"])) == self.n0])
+        self._miss, self._transfer = miss_cycles, transfer_cycles
+        self._cache = {}
+        self.utilisation = solvers.mva(self.think0, [self.service0], self.n0)["throughput"] * self.service0
+
+    def distances(self, n: int) -> tuple:
+        """(miss cycles, transfer cycles) at n cores; each builds the board's graph once."""
+        if n not in self._cache:
+            self._cache[n] = (self._miss(n), float(self._transfer(n)))
+        return self._cache[n]
+
+    def at(self, cores) -> dict:
+        """Z(N), S(N) and the runs' S(N) and ops per ownership at each core count."""
+        cores = [int(n) for n in cores]
+        k = self.per_op
+        r0, c0 = self.distances(self.n0)
+        miss = [self.distances(n)[0] for n in cores]
+        transfer = [self.distances(n)[1] for n in cores]
+        think = [self.think0 + k["misses"] * (m["l1_bank"] - r0["l1_bank"])
+                 + k["memory_fetches"] * (m["bank_memory"] - r0["bank_memory"]) for m in miss]
+        service = [self.service0 + (k["transfers"] * (t - c0) if n > 1 else 0.0) for t, n in zip(transfer, cores)]
+        runs = ownership_runs(self.service0, k["transfers"], self.utilisation,
+                              [m["l1_bank"] - r0["l1_bank"] for m in miss], [t - c0 for t in transfer], cores)
+        runs = runs or {"service": service, "k": [1.0] * len(cores)}
+        return {"cores": cores, "think": think, "service": service, "runs_service": runs["service"],
+                "ops_per_ownership": runs["k"], "miss_cycles": miss, "transfer_cycles": transfer}
+
+    def throughput(self, cores, runs: bool = True) -> np.ndarray:
+        a = self.at(cores)
+        services = a["runs_service"] if runs else a["service"]
+        return np.array([solvers.mva(z, [s], n)["throughput"] for z, s, n in zip(a["think"], services, a["cores"])])
+
+
+class BoardDistances:
+    """The study's method: the contended-line fit carried past its sockets by the board's
+    distances, with the owner's runs.  board: an object with miss_cycles(n) and
+    transfer_cycles(n) (vmscale_gem5.board.Board), given by the caller so this stays pure."""
+    name, label = "sockets", "fit carried by the board's distances"
+
+    def __init__(self, board, law: str = "crossbar"):
+        self.board, self.law = board, law
+
+    def fit(self, rows) -> methods.Model:
+        try:
+            c = Carried(rows, self.board.miss_cycles, self.board.transfer_cycles, self.law)
+        except fitlib.FitError as e:
+            raise methods.NoModel(str(e)) from e
+        params = {"think": c.think0, "service": c.service0, "at_cores": c.n0, **c.per_op}
+        return methods.Model(self.name, params, lambda cores: methods.Prediction(c.throughput(cores)))
+
+    @staticmethod
+    def describe(p) -> str:
+        return (f"Z {p['think']:.4g}, S {p['service']:.4g}; per op at {p['at_cores']}: {p['misses']:.0f} misses, "
+                f"{p['transfers']:.2f} transfers")
+
+
 def predict(rows: list, train_max: int, miss_cycles, transfer_cycles) -> dict:
     """Fit on core counts <= train_max; predict every core count of the rows.
 
@@ -87,32 +159,17 @@ def predict(rows: list, train_max: int, miss_cycles, transfer_cycles) -> dict:
     if train.sum() < 2 or train.all():
         raise fitlib.FitError(f"fit on <= {train_max} cores needs two fitted core counts and one held out "
                               f"(core counts: {d.cores.tolist()})")
-    f = fitlib.fit(fitlib.Data(d.cores[train], d.throughput[train], d.spread[train], d.unit))
-    p = f.params()
-    n0 = int(d.cores[train].max())
-    k = per_op([r for r in rows if int(float(r["cores"])) == n0])
+    c = Carried([r for r in rows if int(float(r["cores"])) <= train_max], miss_cycles, transfer_cycles)
     cores = d.cores.tolist()
-    miss = {n: miss_cycles(n) for n in set(cores) | {n0}}      # each builds the board's graph once
-    transfer = {n: float(transfer_cycles(n)) for n in set(cores) | {n0}}
-    r0, c0 = miss[n0], transfer[n0]
-    think, service = [], []
-    for n in cores:
-        think.append(p["think"] + k["misses"] * (miss[n]["l1_bank"] - r0["l1_bank"])
-                     + k["memory_fetches"] * (miss[n]["bank_memory"] - r0["bank_memory"]))
-        service.append(p["service"] + (k["transfers"] * (transfer[n] - c0) if n > 1 else 0.0))
-    by_board = np.array([solvers.mva(z, [s], n)["throughput"] for z, s, n in zip(think, service, cores)])
-    u0 = solvers.mva(p["think"], [p["service"]], n0)["throughput"] * p["service"]
-    runs = ownership_runs(p["service"], k["transfers"], u0, [miss[n]["l1_bank"] - r0["l1_bank"] for n in cores],
-                          [transfer[n] - c0 for n in cores], cores)
-    runs = runs or {"service": service, "k": [1.0] * len(cores)}
-    by_runs = np.array([solvers.mva(z, [s], n)["throughput"] for z, s, n in zip(think, runs["service"], cores)])
-    predictions = {"board": by_board, "runs": by_runs, "unchanged": f.predict(d.cores)}
-    out = {"fit": {"think": float(p["think"]), "service": float(p["service"]), "r2": f.r2,
+    a = c.at(cores)
+    predictions = {"board": c.throughput(cores, runs=False), "runs": c.throughput(cores),
+                   "unchanged": c.fit.predict(d.cores)}
+    out = {"fit": {"think": c.think0, "service": c.service0, "r2": c.fit.r2,
                    "train_cores": d.cores[train].tolist()},
-           "at": n0, "per_op": k, "cores": cores, "measured": d.throughput.tolist(),
-           "think": think, "service": service, "line_utilisation": u0, "runs_service": runs["service"],
-           "ops_per_ownership": runs["k"],
-           "miss_cycles": [miss[n] for n in cores], "transfer_cycles": [transfer[n] for n in cores]}
+           "at": c.n0, "per_op": c.per_op, "cores": cores, "measured": d.throughput.tolist(),
+           "think": a["think"], "service": a["service"], "line_utilisation": c.utilisation,
+           "runs_service": a["runs_service"], "ops_per_ownership": a["ops_per_ownership"],
+           "miss_cycles": a["miss_cycles"], "transfer_cycles": a["transfer_cycles"]}
     try:
         u = fitlib.fit_usl(fitlib.Data(d.cores[train], d.throughput[train], d.spread[train], d.unit))
         predictions["usl"] = solvers.usl_throughput(d.cores, u["lambda"], u["sigma"], u["kappa"])

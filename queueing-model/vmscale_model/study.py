@@ -158,12 +158,14 @@ def judge(rows: list, train_max: int, law: str = "crossbar", train_min: int = 1,
 
 
 def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "crossbar", train_min: int = 1,
-          hotlines=None) -> dict:
+          hotlines=None, boards=None) -> dict:
     """Every curve with at least min_points core counts, judged; the rest listed as too short.
 
     A curve with several ROI sizes becomes one curve per size (`.../ops=K`) and the slope
     curve (`.../slope`), so sizes are never averaged together.  hotlines: rows of a
-    hotlines.csv; a curve whose case they trace is judged by the hot-line model too."""
+    hotlines.csv; a curve whose case they trace is judged by the hot-line model too.  boards:
+    board label -> an object with miss_cycles(n) and transfer_cycles(n), or None; a gem5 curve
+    whose board it gives is judged by the fit carried by that board's distances too."""
     out = {}
     for (w, v, b, board), rs in sorted(curves(rows).items()):
         key = f"{w}/{v}" + (f"/{b}" if b else "") + (f"[{board}]" if board else "")
@@ -171,6 +173,10 @@ def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "cros
         trace = [r for r in hotlines or [] if r.get("workload") == w and r.get("kernel_variant") == v]
         if trace:
             methods.append(methodslib.HotLines(trace))
+        board_obj = boards(board) if boards and b == "gem5" else None
+        if board_obj is not None:
+            from vmscale_model import sockets
+            methods.append(sockets.BoardDistances(board_obj, law))
         sizes = sorted({roi_size(r) for r in rs} - {None})
         if len(sizes) < 2:
             out[key] = _judge_curve(rs, train_max, min_points, methods, train_min)
@@ -188,9 +194,9 @@ def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "cros
 
 
 def study_table(table, train_max: int = 16, min_points: int = 5, law: str = "crossbar", train_min: int = 1,
-                workload=None, hotlines=None) -> dict:
+                workload=None, hotlines=None, boards=None) -> dict:
     """study() of a table file (missing file, no rows and failed rows handled by load_table)."""
-    return study(fitlib.load_table(table, workload), train_max, min_points, law, train_min, hotlines)
+    return study(fitlib.load_table(table, workload), train_max, min_points, law, train_min, hotlines, boards)
 
 
 def _judge_curve(rows, train_max, min_points, methods, train_min) -> dict:
@@ -209,6 +215,16 @@ def _pct(errs) -> str:
     return ", ".join(f"{100 * e:+.1f}%" for e in errs)
 
 
+def best(r: dict):
+    """The method whose worst held-out error is smallest: (name, that error), or None."""
+    scored = [(max(abs(e) for e in m["error"]), name) for name, m in r.get("methods", {}).items()
+              if m.get("error") and all(np.isfinite(m["error"]))]
+    if not scored:
+        return None
+    worst, name = min(scored)
+    return name, worst
+
+
 def table(result: dict) -> str:
     """The README's table: per curve, each method's hold-out errors and parameters."""
     names = []
@@ -218,11 +234,12 @@ def table(result: dict) -> str:
                 names.append(name)
     labels = {name: next(r["methods"][name]["label"] for r in result.values() if name in r.get("methods", {}))
               for name in names}
-    lines = ["| curve | core counts (fit / held out) | peak at | " + " | ".join(labels[n] for n in names) + " |",
-             "|---|---|---|" + "---|" * len(names)]
+    lines = ["| curve | core counts (fit / held out) | peak at | " + " | ".join(labels[n] for n in names)
+             + " | best (its worst held-out error) |",
+             "|---|---|---|" + "---|" * (len(names) + 1)]
     for key, r in result.items():
         if "skipped" in r:
-            lines.append(f"| {key} | {r['skipped']} |" + " |" * (len(names) + 1))
+            lines.append(f"| {key} | {r['skipped']} |" + " |" * (len(names) + 2))
             continue
         cols = [key, f"{','.join(map(str, r['train_cores']))} / {','.join(map(str, r['held_cores']))}",
                 str(r["peak_cores"])]
@@ -234,5 +251,7 @@ def table(result: dict) -> str:
                 cols.append(f"- ({m['skipped']})")
             else:
                 cols.append(f"{_pct(m['error'])}{_inside(m)}; peak {m['peak_cores']}; {m['describe']}")
+        b = best(r)
+        cols.append(f"{labels[b[0]]} ({100 * b[1]:.1f}%)" if b else "-")
         lines.append("| " + " | ".join(cols) + " |")
     return "\n".join(lines) + "\n"

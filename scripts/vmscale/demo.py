@@ -2,9 +2,11 @@
 
 Build everything and run a small sweep on the best available backend (local and fault
 under stock, rwlock and rcu, a few core counts: one boot per core count) to show the
-kernel designs working; plot it.  The model stage then works on cycle-level data: the
-gem5 scaling sweep shipped in results/ (TimingSimpleCPU + Ruby), fitted on <= 16 cores
-and judged on 32, beside the USL and the counter-based model, with the figure twins.
+kernel designs working; plot it.  The model stage then works on cycle-level data shipped in
+results/ (TimingSimpleCPU + Ruby): the reference board's curves (board=e7-8870), fitted on
+one socket and judged on two and four, by every method (the USL, the counter-based model,
+the fit carried by the board's distances), with the figure twins; then the RadixVM
+Figure 5 curves of the earlier board, and the crossbar fit carried to a mesh.
 QEMU's TCG timing is not a contention curve, so it is fitted only with --fit-qemu.
 """
 
@@ -17,8 +19,9 @@ from vmscale import collect, paths, plots, report, runner
 from vmscale.errors import VmscaleError
 
 # The cycle-level tables the model stage fits (committed; see results/README.md), each with
-# the largest core count it is fitted on (the counts above it are held out).
-GEM5_TABLES = {"gem5-scaling": 16, "gem5-radixvm-fig5": 8}
+# the largest core count it is fitted on (the counts above it are held out): the reference
+# board's (one socket of ten fitted, 20 and 40 held out), then Figure 5's on the earlier board.
+GEM5_TABLES = {"gem5-e7-8870-to-40c": 10, "gem5-radixvm-fig5": 8}
 # The crossbar-fitted model carried to a mesh: (table, workload, source board, target board).
 INTERCONNECT = ("gem5-mesh-refcount", "refcount", "network=garnet", "network=garnet topology=mesh")
 
@@ -82,6 +85,7 @@ def main(a) -> int:
 
 def model_stage(out: Path) -> None:
     """Fit and judge the shipped cycle-level curves; write the study and the figure twins."""
+    from vmscale_gem5.board import with_sockets
     from vmscale_model import outputs, study
     for name, train_max in GEM5_TABLES.items():
         table = paths.REPO / "results" / name / "table.csv"
@@ -89,8 +93,9 @@ def model_stage(out: Path) -> None:
             print(f"== model: {table} is missing; nothing cycle-level to fit", flush=True)
             continue
         print(f"== model: {name} (gem5, cycle-level): fitted on <= {train_max} cores, judged on the rest", flush=True)
-        md, _ = outputs.write_study(study.study_table(table, train_max), out / "model" / name, str(table), 1,
-                                    train_max, f"gem5 v24 TimingSimpleCPU + Ruby MESI_Two_Level: results/{name}")
+        md, _ = outputs.write_study(study.study_table(table, train_max, boards=with_sockets), out / "model" / name,
+                                    str(table), 1, train_max,
+                                    f"gem5 v24 TimingSimpleCPU + Ruby MESI_Two_Level: results/{name}")
         print(md, end="", flush=True)
         path = report.report(table, out / "model" / name / "report")
         print(f"== figure twins and report: {path}", flush=True)

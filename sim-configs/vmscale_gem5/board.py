@@ -322,6 +322,17 @@ def llc_shortfall(cores: int, l1_kib: int, llc_kib: int) -> str:
             f"({need} KiB)")
 
 
+def with_sockets(label: str):
+    """The board of a row label when its topology is sockets, else None: its distances carry a
+    curve fitted on its first sockets past them (vmscale_model.sockets).  A label this vmscale
+    cannot make (an older option) is None too: such a curve is judged without them."""
+    try:
+        b = Board.make(label)
+        return b if b.namespace(1).topology == "sockets" else None
+    except limits.ConfigError:
+        return None
+
+
 def parse_label(label: str) -> dict:
     """'key=value ...' -> {key: value} (strings); a word without '=' is refused."""
     out = {}
