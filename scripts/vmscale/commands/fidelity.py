@@ -5,7 +5,8 @@ from pathlib import Path
 
 def register(sub):
     x = sub.add_parser("fidelity", help="Timing vs O3: cost and scaling ratio at two core counts, beside the papers'")
-    x.add_argument("tables", nargs="+", help="table.csv files of gem5 runs on one board (Timing and O3 rows)")
+    x.add_argument("tables", nargs="+", help="table.csv files of gem5 runs on one board (Timing and O3 rows); a "
+                   "point a later table measures replaces an earlier table's")
     x.add_argument("--cores", default="1,10", help="the low and the high core count (default 1,10)")
     x.add_argument("--out", required=True, help="directory for fidelity.csv, fidelity.md and the figure")
     x.set_defaults(func=main)
@@ -24,14 +25,14 @@ def main(args):
         raise VmscaleError(f"--cores {args.cores}: give two core counts, low and high, e.g. 1,10") from None
     if not 0 < lo < hi:
         raise VmscaleError(f"--cores {args.cores}: the low count must be positive and below the high one")
-    rows = []
+    tables = []
     for t in args.tables:
         try:
             with open(t, newline="") as f:
-                rows += list(csv.DictReader(f))
+                tables.append(list(csv.DictReader(f)))
         except FileNotFoundError:
             raise VmscaleError(f"{t}: no such table") from None
-    board, pts = fidelity.points(rows)
+    board, pts = fidelity.points(tables)
     card = fidelity.card(pts, lo, hi)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
