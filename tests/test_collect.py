@@ -80,3 +80,25 @@ def test_restat_works_a_real_gem5_run_out_again_from_what_it_kept(tmp_path):
     (run / "m5out" / "stats.txt.gz").unlink()
     r = vmscale("collect", run, "-o", tmp_path / "t2.csv", "--restat")
     assert r.returncode != 0 and "no m5out/stats.txt" in r.stderr
+
+
+def test_replace_lets_a_later_record_supersede_an_earlier_ones_cases(tmp_path):
+    """Two shipped records of the reference board that both measured refcount at 10 cores: with
+    --replace the later argument's rows are the table's for every case it measured, and the earlier
+    record keeps the cases only it has (fault); without it both are kept."""
+    from pathlib import Path
+    res = Path(__file__).parent.parent / "results"
+    old, new = res / "gem5-e7-8870" / "jobs", res / "gem5-e7-8870-refcount" / "010c"
+    for flags, name in (([], "all.csv"), (["--replace"], "rep.csv")):
+        r = vmscale("collect", old, new, "-o", tmp_path / name, *flags)
+        assert r.returncode == 0, r.stderr
+    every, rep = (list(csv.DictReader(open(tmp_path / n))) for n in ("all.csv", "rep.csv"))
+    new_rows = list(csv.DictReader(open(res / "gem5-e7-8870-refcount" / "table.csv")))
+    ten = [x for x in new_rows if x["cores"] == "10"]
+
+    def at(rows, w, c):
+        return sorted((x["kernel_variant"], x["cycles_per_op"]) for x in rows if x["workload"] == w and x["cores"] == c)
+    assert at(rep, "refcount", "10") == sorted((x["kernel_variant"], x["cycles_per_op"]) for x in ten)
+    assert len(at(every, "refcount", "10")) == 2 * len(ten)
+    assert at(rep, "fault", "10") == at(every, "fault", "10") and at(rep, "fault", "10")
+    assert at(rep, "refcount", "4") == at(every, "refcount", "4") and at(rep, "refcount", "4")

@@ -7,22 +7,40 @@ from vmscale.fileutil import atomic_write_text
 from vmscale.rundir import load_rows, rows_to_csv
 
 
-def collect(run_dirs, output, restat: bool = False) -> Path:
-    rows, dirs = [], []
+# What makes two rows the same case (for replace=True).
+CASE_KEYS = ("workload", "kernel_variant", "cores", "backend", "gem5.board")
+
+
+def case_of(row: dict) -> tuple:
+    return tuple(str(row.get(k, "")) for k in CASE_KEYS)
+
+
+def replaced(groups: list) -> list:
+    """Rows of several argument groups, where a case (CASE_KEYS) that a later group measures drops
+    every row of it from the earlier groups: a re-made record listed after the one it supersedes."""
+    out = []
+    for rows in groups:
+        cases = {case_of(r) for r in rows}
+        out = [r for r in out if case_of(r) not in cases] + rows
+    return out
+
+
+def collect(run_dirs, output, restat: bool = False, replace: bool = False) -> Path:
+    groups, dirs = [], []
     for d in run_dirs:
         d = Path(d)
         if not d.is_dir():
             raise VmscaleError(f"{d} is not a directory")
         if (d / "manifest.json").is_file():
-            rows += load_rows(d, restat)
+            groups.append(load_rows(d, restat))
             dirs.append(d)
         else:  # a parent of run directories: take its complete children
             children = sorted(c for c in d.iterdir() if (c / "manifest.json").is_file())
             if not children:
                 raise VmscaleError(f"{d} holds no complete run directory")
-            for c in children:
-                rows += load_rows(c, restat)
+            groups.append([r for c in children for r in load_rows(c, restat)])
             dirs += children
+    rows = replaced(groups) if replace else [r for g in groups for r in g]
     atomic_write_text(output, rows_to_csv(rows))
     from vmscale import hotlines  # the runs' named hot lines, when `vmscale hotlines` made them
     hotlines.gather(dirs, hotlines.companion(output))
