@@ -432,10 +432,37 @@ static inline uint64_t cycles_now(void)
 	return __rdtsc();
 }
 
+/*
+ * Fault in the top of this thread's stack before the ROI.  Its first deep
+ * call inside the ROI (printf's frames) would otherwise fault fresh stack
+ * pages there, and after a gem5 restore every CPU's first page allocation
+ * refills its per-CPU page list under the zone lock, all cores at once: at
+ * 40 cores two such faults per thread held some threads for millions of
+ * cycles (results/FINDINGS.md, session 30).
+ */
+#define STACK_PREFAULT (64 << 10)
+
+static void __attribute__((noinline)) prefault_stack(void)
+{
+	volatile char buf[STACK_PREFAULT];
+
+	for (size_t i = 0; i < sizeof(buf); i += 4096)
+		buf[i] = 0;
+	buf[sizeof(buf) - 1] = 0;
+}
+
+static long thread_minflt(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? 0 : ru.ru_minflt;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	uint64_t t0;
+	long flt0;
 
 	if (param_int("pin")) {
 		cpu_set_t set;
@@ -446,6 +473,8 @@ static void *worker_main(void *arg)
 			die("thread %d: cannot pin to CPU %d: %s", w->tid, w->cpu,
 			    strerror(errno));
 	}
+	prefault_stack();
+	flt0 = thread_minflt();
 	barrier_wait();			/* everyone pinned and ready */
 	if (w->tid == 0)
 		m5_work_begin(0, 0);	/* gem5: reset stats here */
@@ -464,6 +493,7 @@ static void *worker_main(void *arg)
 	barrier_wait();
 	if (w->tid == 0)
 		m5_work_end(0, 0);	/* gem5: dump the ROI's stats */
+	w->roi_minflt = thread_minflt() - flt0;
 	return NULL;
 }
 
@@ -583,7 +613,7 @@ static long children_minflt;	/* faults of worker processes (psearchy processes=1
 static void print_result(long long *before, long long *after, struct rusage *ru0,
 			 struct rusage *ru1)
 {
-	uint64_t ops = 0, errors = 0, extra = 0, max_cycles = 0, mmaps = 0, munmaps = 0;
+	uint64_t ops = 0, errors = 0, extra = 0, max_cycles = 0, mmaps = 0, munmaps = 0, roi_minflt = 0;
 	uint64_t first_start = UINT64_MAX, last_start = 0;
 	double cpo_sum = 0;
 	int first = 1;
@@ -597,6 +627,7 @@ static void print_result(long long *before, long long *after, struct rusage *ru0
 		extra += workers[i].extra;
 		mmaps += workers[i].mmaps;
 		munmaps += workers[i].munmaps;
+		roi_minflt += workers[i].roi_minflt;
 		if (workers[i].cycles > max_cycles)
 			max_cycles = workers[i].cycles;
 		if (workers[i].start < first_start)
@@ -627,7 +658,8 @@ static void print_result(long long *before, long long *after, struct rusage *ru0
 		fprintf(o, "\"%s\":%llu,", workload.extra_name, (unsigned long long)extra);
 	if (mmaps || munmaps)
 		fprintf(o, "\"mmaps\":%llu,\"munmaps\":%llu,", (unsigned long long)mmaps, (unsigned long long)munmaps);
-	fprintf(o, "\"minflt\":%ld,\"params\":{", ru1->ru_minflt - ru0->ru_minflt + children_minflt);
+	fprintf(o, "\"minflt\":%ld,\"roi_minflt\":%llu,\"params\":{", ru1->ru_minflt - ru0->ru_minflt + children_minflt,
+		(unsigned long long)roi_minflt);
 	for (const struct param *p = workload.params; p && p->name; p++, first = 0)
 		fprintf(o, "%s\"%s\":\"%s\"", first ? "" : ",", p->name, param_str(p->name));
 	fprintf(o, "},\"vmstat\":{");

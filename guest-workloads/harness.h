@@ -38,6 +38,7 @@ struct worker {
 	uint64_t start;		/* rdtsc when it started: the start skew */
 	uint64_t extra;		/* a workload-specific second count */
 	uint64_t mmaps, munmaps;	/* explicit VM operations, for applications */
+	uint64_t roi_minflt;	/* page faults between the ROI's barriers */
 	uint64_t rng;
 	void *priv;
 } __attribute__((aligned(64)));
