@@ -157,6 +157,14 @@ class Fit:
     def stderr(self) -> dict:
         return dict(zip(self.names, np.sqrt(np.clip(np.diag(self.cov), 0, None))))
 
+    def determined(self) -> bool:
+        """Whether the points pin every fitted parameter down (standard error below its value).
+        Where one is not (a curve still linear over the fitted counts leaves S free), a band drawn
+        from the covariance says nothing and is not drawn."""
+        se = self.stderr()
+        p = self.params()
+        return all(np.isfinite(se[k]) and se[k] < abs(p[k]) for k in self.names)
+
     def service(self, n, law=None):
         p = self.params(law)
         return p["service"] + p["per_hop"] * np.vectorize(lambda m: hops(law or self.law, m))(n)

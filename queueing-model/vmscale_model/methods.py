@@ -88,6 +88,8 @@ class Line:
         s = f.summary()
 
         def predict(cores):
+            if not f.determined():      # no band where the points leave a parameter free
+                return Prediction(f.predict(cores))
             lo, hi = f.band(cores)
             return Prediction(f.predict(cores), lo, hi)
         return Model(self.name, {"think": s["think"], "service": s["service"], "r2": s["r2"]}, predict)

@@ -34,7 +34,8 @@ def scaling(fit, stem, title, max_cores=4096, holdout=None, laws=LAWS, note=None
         lo, hi = fit.band(grid, law)
         mid = fit.predict(grid, law)
         ax.plot(grid, mid, color=COLORS[law], lw=1.6, label=f"model, {law}" + (" (fitted)" if law == fit.law else ""))
-        ax.fill_between(grid, lo, hi, color=COLORS[law], alpha=0.15)
+        if fit.determined():
+            ax.fill_between(grid, lo, hi, color=COLORS[law], alpha=0.15)
     ceiling = 1.0 / float(fit.service(int(d.cores.max())))
     ax.axhline(ceiling, color="gray", ls="--", lw=1, label=f"1/S ceiling ({fit.law}, N={int(d.cores.max())})")
     ax.errorbar(d.cores, d.throughput, yerr=d.spread, fmt="o", color="k", ms=5, label="measured", zorder=5)
