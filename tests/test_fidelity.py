@@ -6,6 +6,7 @@ import pytest
 
 from conftest import REPO, vmscale
 from vmscale import fidelity
+from vmscale.collect import replaced
 from vmscale.errors import VmscaleError
 
 TIMING = REPO / "results" / "gem5-e7-8870" / "table.csv"
@@ -25,7 +26,7 @@ def _mean_cost(rows, workload, variant, cores, o3):
 
 def test_the_card_holds_each_models_costs_and_ratios_and_the_papers_figure(tmp_path):
     rows = _rows(TIMING, O3)
-    board, pts = fidelity.points([_rows(TIMING), _rows(O3)])
+    board, pts = fidelity.points(replaced([_rows(TIMING), _rows(O3)]))
     assert board == "board=e7-8870"
     card = {(r["workload"], r["kernel_variant"]): r for r in fidelity.card(pts, 1, 10)}
     t1, t10 = (_mean_cost(rows, "fault", "stock", n, False) for n in (1, 10))
@@ -44,8 +45,8 @@ def test_the_card_holds_each_models_costs_and_ratios_and_the_papers_figure(tmp_p
 
 def test_rows_of_two_boards_or_of_no_pair_of_counts_are_refused(tmp_path):
     with pytest.raises(VmscaleError, match="[0-9]+ boards.*one board"):
-        fidelity.points([_rows(TIMING), _rows(REPO / "results" / "gem5-scaling" / "table.csv")])
-    _, pts = fidelity.points([_rows(O3)])
+        fidelity.points(replaced([_rows(TIMING), _rows(REPO / "results" / "gem5-scaling" / "table.csv")]))
+    _, pts = fidelity.points(_rows(O3))
     with pytest.raises(VmscaleError, match="at both 2 and 64 cores"):
         fidelity.card(pts, 2, 64)
     for bad in ("10", "10,1", "a,b"):
@@ -60,9 +61,9 @@ def test_a_later_tables_point_replaces_an_earlier_ones():
     old = _rows(TIMING)
     new = [dict(r, window_cycles_per_op=str(2 * float(r["window_cycles_per_op"]))) for r in old
            if r["workload"] == "fault" and r["kernel_variant"] == "stock" and r["ok"] == "True"]
-    _, pts = fidelity.points([old, new])
+    _, pts = fidelity.points(replaced([old, new]))
     key = ("fault", "stock", "timing", 1)
     assert pts[key] == pytest.approx(2 * _mean_cost(old, "fault", "stock", 1, False))
     assert pts[("fault", "rcu", "timing", 1)] == pytest.approx(_mean_cost(old, "fault", "rcu", 1, False))
-    _, pts = fidelity.points([new, old])
+    _, pts = fidelity.points(replaced([new, old]))
     assert pts[key] == pytest.approx(_mean_cost(old, "fault", "stock", 1, False))

@@ -37,6 +37,7 @@ import numpy as np
 
 from vmscale_model import fit as fitlib
 from vmscale_model import methods, solvers
+from vmscale_model.study import errors      # study imports this module only inside study()
 
 MISS_KEY = "gem5.l1d_demand_misses_per_op"
 
@@ -54,10 +55,6 @@ def per_op(rows: list) -> dict:
     if not all(math.isfinite(x) for x in (m, f, t)):
         raise fitlib.FitError("the rows lack gem5's counters (L1 misses, directory fetches, forwarded GETX/GETS)")
     return {"misses": m, "memory_fetches": f, "transfers": t}
-
-
-def errors(pred, measured) -> list:
-    return [float(p / m - 1) for p, m in zip(pred, measured)]
 
 
 HOLD_LEGS = 2 / 3     # of a hand-over's three legs, the two in which the old owner still holds the line
@@ -90,7 +87,7 @@ class Carried:
         d = fitlib.prepare(rows)
         if len(set(d.cores.tolist())) < 2:
             raise fitlib.FitError(f"a fit needs two core counts (got {d.cores.tolist()})")
-        self.data, self.fit = d, fitlib.fit(d, law)
+        self.fit = fitlib.fit(d, law)
         p = self.fit.params()
         self.think0, self.service0 = float(p["think"]), float(p["service"])
         self.n0 = int(d.cores.max())

@@ -35,32 +35,29 @@ def split_label(label: str) -> tuple:
     return b.cpu, base
 
 
-def points(tables: list) -> tuple:
-    """(board label without CPU choices, {(workload, variant, cpu, cores): mean cost}) from the rows
-    of gem5 runs, one list of rows per table; rows that failed or have no cost are left out.  One
-    board only.  A point a later table measures replaces an earlier table's (a re-made record
-    given after the one it supersedes), never averaged with it."""
-    merged, boards = {}, set()
-    for rows in tables:
-        acc = defaultdict(list)
-        for r in rows:
-            if r.get("backend") != "gem5" or str(r.get("ok")) != "True":
-                continue
-            cost = _num(r.get("window_cycles_per_op"))
-            if math.isnan(cost):
-                cost = _num(r.get("cycles_per_op"))
-            if math.isnan(cost) or cost <= 0:
-                continue
-            cpu, base = split_label(r.get("gem5.board", ""))
-            boards.add(base)
-            acc[(r["workload"], r["kernel_variant"], cpu, int(r["cores"]))].append(cost)
-        merged.update({k: sum(v) / len(v) for k, v in acc.items()})
-    if not merged:
+def points(rows: list) -> tuple:
+    """(board label without CPU choices, {(workload, variant, cpu, cores): mean cost}) from table
+    rows of gem5 runs; rows that failed or have no cost are left out.  One board only.  Several
+    tables: pass collect.replaced([rows, ...]), so that a re-made record's points replace the
+    earlier record's instead of being averaged with them."""
+    acc, boards = defaultdict(list), set()
+    for r in rows:
+        if r.get("backend") != "gem5" or str(r.get("ok")) != "True":
+            continue
+        cost = _num(r.get("window_cycles_per_op"))
+        if math.isnan(cost):
+            cost = _num(r.get("cycles_per_op"))
+        if math.isnan(cost) or cost <= 0:
+            continue
+        cpu, base = split_label(r.get("gem5.board", ""))
+        boards.add(base)
+        acc[(r["workload"], r["kernel_variant"], cpu, int(r["cores"]))].append(cost)
+    if not acc:
         raise VmscaleError("no successful gem5 rows with a cost in the tables")
     if len(boards) > 1:
         raise VmscaleError(f"the rows come from {len(boards)} boards ({'; '.join(sorted(b or 'default' for b in boards))}): "
                            "a fidelity card compares CPU models on one board")
-    return boards.pop(), merged
+    return boards.pop(), {k: sum(v) / len(v) for k, v in acc.items()}
 
 
 def published_at(workload: str, cores: int):

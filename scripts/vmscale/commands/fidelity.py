@@ -32,7 +32,8 @@ def main(args):
                 tables.append(list(csv.DictReader(f)))
         except FileNotFoundError:
             raise VmscaleError(f"{t}: no such table") from None
-    board, pts = fidelity.points(tables)
+    from vmscale.collect import replaced
+    board, pts = fidelity.points(replaced(tables))
     card = fidelity.card(pts, lo, hi)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
