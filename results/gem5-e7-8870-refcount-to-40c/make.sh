@@ -2,8 +2,10 @@
 # refcount on the reference board (board=e7-8870) at 1, 2, 4, 10, 20 and 40 cores from one image:
 # a shared atomic, Refcache and percpu_ref, 2,000 pairs per thread counted every 100 (the
 # parameters of results/gem5-e7-8870-refcount).  The image whose refcount opens its
-# /proc/refcache_bench files before the ROI: the earlier records opened them inside it, and at 40
-# cores 25 threads spent their ROI on the zone lock (FINDINGS, session 29).  One run directory per
+# /proc/refcache_bench files before the ROI (the earlier records opened them inside it, and at 40
+# cores 25 threads spent their ROI on the zone lock: FINDINGS, session 29) and faults its threads'
+# stacks in before it (session 30); the kernel whose /proc/refcache_bench is a permanent entry, so
+# a write takes no count on a line all threads share (session 31).  One run directory per
 # core count and counter, so a session that ends mid-way keeps what it finished: a case with a
 # manifest is kept unless FRESH=1.  CORES="1 2 4" runs only those core counts (two make.sh with
 # disjoint CORES use a host's two cores).  GEM5 must be set.
