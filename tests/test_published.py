@@ -59,3 +59,20 @@ def test_curve_labels_keep_boards_and_roi_sizes_apart():
     assert curve_labels(rows) == ["stock (gem5) [2000 ops/thread]", "stock (gem5) [4000 ops/thread]",
                                   "stock (gem5, l2_assoc=64)"]
     assert curve_labels(rows[:1], with_backend=False) == ["stock"]
+
+
+def test_figures_and_ratios_use_the_window_cost_when_every_row_has_it(tmp_path):
+    """The project's throughput is the window's (all threads running); a thread mean differs from
+    it where threads start or finish apart, so a figure must not plot the one under the other's name
+    nor mix them."""
+    from vmscale.rows import cost_metric
+    rows = [{"workload": "refcount", "kernel_variant": v, "backend": "gem5", "cores": n, "threads": n,
+             "cycles_per_op": c, "window_cycles_per_op": w}
+            for v, n, c, w in (("stock", 1, 100, 100), ("stock", 8, 300, 600),
+                               ("refcache", 1, 360, 360), ("refcache", 8, 370, 380))]
+    assert cost_metric(rows)[0] == "window_cycles_per_op"
+    text = published.our_ratios(rows)
+    assert "window: all threads running" in text and "stock / refcache = 1.58" in text   # 600 / 380
+    rows[-1]["window_cycles_per_op"] = ""   # one row without the window figure: thread means for all
+    assert cost_metric(rows)[0] == "cycles_per_op"
+    assert "thread mean" in published.our_ratios(rows) and "refcache / stock = 1.23" in published.our_ratios(rows)

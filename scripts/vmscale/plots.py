@@ -8,7 +8,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from vmscale.rows import curve_labels  # noqa: E402
+from vmscale.rows import cost_metric, curve_labels  # noqa: E402
 
 
 def save_figure(fig, stem) -> list:
@@ -31,9 +31,10 @@ def scaling_plot(table, stem, workload) -> list:
     rows = [r for r in read_table(table) if r["workload"] == workload]
     if not rows:
         return []
+    key, metric = cost_metric(rows)
     series = defaultdict(lambda: defaultdict(list))
     for r, label in zip(rows, curve_labels(rows)):
-        series[label][int(r["cores"])].append(float(r["cycles_per_op"]))
+        series[label][int(r["cores"])].append(float(r[key]))
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
     backends = {r["backend"] for r in rows}
     for label, by in sorted(series.items()):
@@ -43,8 +44,9 @@ def scaling_plot(table, stem, workload) -> list:
         line, = ax1.plot(cores, thr, "o-", label=label)
         ax1.plot(cores, [thr[0] / cores[0] * n for n in cores], ":", color=line.get_color(), lw=1)
         ax2.plot(cores, cpo, "o-", label=label, color=line.get_color())
-    ax1.set(xlabel="cores", ylabel="operations per million cycles", title=f"{workload}: throughput (dotted: linear)")
-    ax2.set(xlabel="cores", ylabel="cycles per operation per core", title=f"{workload}: cost per operation")
+    ax1.set(xlabel="cores", ylabel=f"operations per million cycles ({metric})",
+            title=f"{workload}: throughput (dotted: linear)")
+    ax2.set(xlabel="cores", ylabel=f"cycles per operation per core ({metric})", title=f"{workload}: cost per operation")
     for ax in (ax1, ax2):
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
@@ -65,14 +67,15 @@ def twin_plot(table, stem, workload) -> list:
     if not rows or not pts:
         return []
     p = published.PUBLISHED[workload]
+    key, metric = cost_metric(rows)
     series = defaultdict(lambda: defaultdict(list))
     for r, label in zip(rows, curve_labels(rows)):
-        series[label][int(r["cores"])].append(float(r["cycles_per_op"]))
+        series[label][int(r["cores"])].append(float(r[key]))
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     for label, by in sorted(series.items()):
         cores = sorted(by)
         ax1.plot(cores, [sum(by[n]) / len(by[n]) for n in cores], "o-", label=label)
-    ax1.set(xlabel="cores", ylabel="cycles per operation per core")
+    ax1.set(xlabel="cores", ylabel=f"cycles per operation per core ({metric})")
     ax1.set_title(f"vmscale: {workload}", fontsize=9)
     for i, (label, cores, value, rel) in enumerate(pts):
         marker = {"=": "s", "~": "D", ">": "^"}[rel]

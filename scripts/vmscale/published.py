@@ -132,10 +132,11 @@ def markdown(workload: str) -> str:
 def our_ratios(rows: list) -> str:
     """Each variant's cost per operation over the cheapest one's, at the largest core count
     every variant reached, and each variant's growth from its smallest multi-core count."""
-    from vmscale.rows import curve_labels
+    from vmscale.rows import cost_metric, curve_labels
+    key, metric = cost_metric(rows)
     by = {}
     for r, label in zip(rows, curve_labels(rows, with_backend=False)):   # boards and ROI sizes apart
-        by.setdefault(label, {}).setdefault(int(r["cores"]), []).append(float(r["cycles_per_op"]))
+        by.setdefault(label, {}).setdefault(int(r["cores"]), []).append(float(r[key]))
     by = {v: {n: sum(x) / len(x) for n, x in pts.items()} for v, pts in by.items()}
     common = set.intersection(*(set(v) for v in by.values())) if by else set()
     if len(by) < 2 or not common:
@@ -148,4 +149,4 @@ def our_ratios(rows: list) -> str:
         multi = sorted(c for c in by[v] if c > 1)
         if multi and max(multi) > multi[0]:
             growth.append(f"{v} {by[v][max(multi)] / by[v][multi[0]]:.2f}x from {multi[0]} to {max(multi)} cores")
-    return (f"Ours (cycles per operation) at {n} cores: {'; '.join(parts)}. Growth: {'; '.join(growth)}.")
+    return (f"Ours (cycles per operation, {metric}) at {n} cores: {'; '.join(parts)}. Growth: {'; '.join(growth)}.")

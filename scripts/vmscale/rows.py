@@ -41,6 +41,15 @@ def window_figures(row: dict) -> dict:
     return out
 
 
+def cost_metric(rows: list) -> tuple:
+    """The cost per operation a figure of these rows plots: (column, its name for labels).
+    The window figure (all threads running: the project's throughput) when every row has it,
+    else the thread mean for all, so that one figure never mixes the two."""
+    if rows and all(r.get("window_cycles_per_op") not in (None, "") for r in rows):
+        return "window_cycles_per_op", "window: all threads running"
+    return "cycles_per_op", "thread mean"
+
+
 def _ops_per_thread(r):
     try:
         return float(r["ops"]) / float(r.get("threads") or r["cores"])
