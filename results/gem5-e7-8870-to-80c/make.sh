@@ -1,0 +1,18 @@
+#!/bin/bash
+# The reference board's curves from 1 to 80 cores (the seeds' whole machine), put together from
+# records (nothing is run here): results/gem5-e7-8870-to-40c's sources and results/gem5-e7-8870-80c
+# (eight sockets; the cases it has so far).  Then every model fitted on one socket (1-10 cores,
+# judged at 20, 40 and 80: 2x, 4x, 8x) and on two (1-20, judged at 40 and 80: 2x, 4x), beside the
+# USL fitted to the same points, and the fit carried by the board's distances with its parts.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=results/gem5-e7-8870-to-80c
+eighty=$(ls -d results/gem5-e7-8870-80c/080c-*/manifest.json | xargs -n1 dirname)   # finished cases only
+note="gem5 v24.0.0.1 Timing+Ruby MESI_Two_Level, board=e7-8870, window throughput; fault 1-10, 20, 40, 80 cores from two images, refcount 1-80 from one"
+.venv/bin/vmscale collect --restat --replace results/gem5-e7-8870/jobs/* results/gem5-e7-8870-fault/020c-{stock,rwlock,rcu} \
+    results/gem5-e7-8870-40c/040c-fault-* results/gem5-e7-8870-refcount-to-40c/0*c-* $eighty -o "$out/table.csv"
+.venv/bin/vmscale report "$out/table.csv" --out "$out/report"
+for n in 10 20; do
+  .venv/bin/vmscale model study "$out/table.csv" --train-max $n --min-points 5 --out "$out/study-$n" --note "$note"
+  .venv/bin/vmscale model sockets "$out/table.csv" --train-max $n --out "$out/sockets-$n" --note "$note"
+done
