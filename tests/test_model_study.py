@@ -38,7 +38,9 @@ def test_a_contended_line_curve_is_predicted_where_it_was_not_fitted():
     # the USL fitted to the same five points misses the 1/S ceiling it never saw
     assert max(abs(e) for e in r["methods"]["usl"]["error"]) > max(abs(e) for e in r["methods"]["line"]["error"])
     mm = r["methods"]["counters"]
-    assert mm["params"]["at_cores"] == 2 and mm["params"]["transfers_per_op"] == pytest.approx(1.0)
+    # transfers read at the largest fitted count (nearest saturation), latency at the smallest
+    assert mm["params"]["transfers_at_cores"] == 16 and mm["params"]["latency_at_cores"] == 2
+    assert mm["params"]["transfers_per_op"] == pytest.approx(1.0)
     assert mm["params"]["service"] == pytest.approx(150)
     # the 1-core point is Z + S in the model: Z is what is left of it once S is measured
     assert mm["params"]["think"] == pytest.approx(2000)
@@ -50,6 +52,22 @@ def test_counters_scale_the_measured_service():
     a = study.judge(_rows(2000.0, 150.0, transfers=1.0), 16)["methods"]["counters"]
     b = study.judge(_rows(2000.0, 150.0, transfers=2.0), 16)["methods"]["counters"]
     assert a["params"]["service"] == pytest.approx(b["params"]["service"]) and a["predicted"] == pytest.approx(b["predicted"])
+
+
+def test_counters_read_transfers_nearest_saturation_and_never_from_held_out_points():
+    """A core keeps the line for a run of operations at low load: fewer transfers per op at 2
+    cores than near saturation.  The demand is read at the largest fitted count (16), the
+    unqueued latency at 2; the held-out counts' counters (here absurd) are never read."""
+    rows = _rows(2000.0, 150.0)
+    for r in rows:
+        n = int(r["cores"])
+        share = {2: 0.1, 4: 0.3, 8: 0.6, 16: 1.0}.get(n, 5.0 if n > 16 else 0.0)
+        r["gem5.l1_fwd_getx_per_op"], r["gem5.l1_fwd_gets_per_op"] = str(0.75 * share), str(0.25 * share)
+        if n > 16:
+            r["gem5.ruby_miss_latency_mean"] = "1e6"
+    mm = study.judge(rows, 16)["methods"]["counters"]
+    assert mm["params"]["transfers_per_op"] == pytest.approx(1.0) and mm["params"]["service"] == pytest.approx(150)
+    assert max(abs(e) for e in mm["error"]) < 1e-6
 
 
 def test_what_cannot_be_judged_says_why():

@@ -6,7 +6,7 @@ target board the line's service changes by what its transfers travel:
     S_to(N) = S + T (c_to H_to(N) - c_from H_from(N))
 
 T the line's ownership transfers per operation (measured on the source at its smallest
-multi-core count, as methods.measured_params does), c the cycles per router hop and H(N) the
+multi-core count: a difference of hops per transfer, not a saturation demand), c the cycles per router hop and H(N) the
 hops on the line's critical path per transfer, from each board's graph and latencies (the caller
 passes them: vmscale_gem5.board.Board.transfer_hops and hop_cycles for gem5 boards).  Nothing of
 the target's measurement goes in.  Beside it, two predictions that know less:

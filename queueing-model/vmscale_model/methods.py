@@ -10,9 +10,12 @@ The methods:
   its band comes from the fit's parameter covariance.
 - `usl`: the Universal Scalability Law fitted to the same points, the usual yardstick.
 - `counters`: the contended-line model with S measured by the simulator, not fitted: the
-  line's transfers per operation (forwarded GETX + GETS) x Ruby's mean miss latency, read at
-  the smallest multi-core count, where a transfer barely queues; Z is the 1-core cost less S
-  (one core still visits the line once per operation).  gem5 rows only.
+  line's transfers per operation (forwarded GETX + GETS), read at the largest core count it
+  may learn from, x Ruby's mean miss latency, read at the smallest multi-core count, where a
+  transfer barely queues.  Transfers per operation grow with load (a core keeps the line for
+  a run of operations while the others think: refcount's shared atomic moves it 0.09 times per
+  pair at 2 cores, 0.34 at 10), so the count nearest saturation gives the demand that sets
+  1/S.  Z is the 1-core cost less S.  gem5 rows only.
 - `hotlines`: one queue per traced hot line (hotstations), from a hot-line trace of the same
   case; nothing fitted to the curve.
 
@@ -137,8 +140,8 @@ def measured_params(rows: list) -> dict:
     multi = sorted(n for n in by if n > 1)
     if not multi:
         raise NoModel("no multi-core point to measure the line's transfers")
-    n = multi[0]
-    transfers = transfers_per_op(by[n])
+    n, top = multi[0], multi[-1]
+    transfers = transfers_per_op(by[top])
     latency = float(np.mean([_num(r, LATENCY_KEY) for r in by[n]]))
     one = _one_core_cycles(rows)
     if not all(math.isfinite(x) for x in (transfers, latency, one)):
@@ -147,8 +150,8 @@ def measured_params(rows: list) -> dict:
     if service >= one:
         raise NoModel(f"the measured line demand ({service:.4g} cycles) is not below the 1-core cost "
                       f"({one:.4g}): no think time left")
-    return {"think": float(one - service), "service": float(service), "at_cores": n,
-            "transfers_per_op": float(transfers), "miss_latency": latency}
+    return {"think": float(one - service), "service": float(service), "transfers_at_cores": top,
+            "latency_at_cores": n, "transfers_per_op": float(transfers), "miss_latency": latency}
 
 
 class Counters:
@@ -161,7 +164,8 @@ class Counters:
 
     @staticmethod
     def describe(p) -> str:
-        return f"Z {p['think']:.4g}, S {p['service']:.4g} ({p['transfers_per_op']:.2f} x {p['miss_latency']:.4g})"
+        return (f"Z {p['think']:.4g}, S {p['service']:.4g} ({p['transfers_per_op']:.2f} transfers at "
+                f"{p['transfers_at_cores']} cores x {p['miss_latency']:.4g} at {p['latency_at_cores']})")
 
 
 class HotLines:
