@@ -18,6 +18,17 @@ def test_every_input_changes_the_key():
     assert kernel.cache_key(**base) == key
 
 
+def test_cache_off_writes_no_cache_anywhere(tmp_path, monkeypatch):
+    """VMSCALE_CACHE=off is not a directory named "off": the source's hash is computed, not
+    remembered in ./off (results/kernel-reproducible/make.sh builds with the cache off)."""
+    tarball = tmp_path / "linux.tar.xz"
+    tarball.write_bytes(b"not really a tarball")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("VMSCALE_CACHE", "off")
+    assert kernel._source_sha256(tarball) == kernel.sha256_file(tarball)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["linux.tar.xz"]
+
+
 def test_store_then_restore_into_a_fresh_tree(kernel_built, tmp_path, monkeypatch):
     monkeypatch.setenv("VMSCALE_CACHE", str(tmp_path / "cache"))
     manifest = json.loads((kernel_built / "manifest.json").read_text())

@@ -258,6 +258,8 @@ def _compiler() -> str:
 
 def _source_sha256(tarball: Path) -> str:
     """The tarball's hash, remembered per (path, size, mtime) so a cache lookup is cheap."""
+    if not paths.cache_enabled():
+        return sha256_file(tarball)
     st = tarball.stat()
     memo = paths.cache_dir() / "sources" / digest([tarball.resolve(), st.st_size, st.st_mtime_ns])[:24]
     if memo.is_file():
