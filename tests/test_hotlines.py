@@ -333,3 +333,22 @@ def test_the_fault_paths_locks_are_named_by_their_objects(named_result):
     assert stock[0]["kind"] == "object" and stock[0]["name"].startswith("vma_lock+0x0 vma@") and \
         stock[0]["name"].endswith(": lock")
     assert stock[0]["moves_per_op"] > 5 * max(r["moves_per_op"] for r in stock if "mmap_lock" in r["name"])
+
+
+def test_cross_socket_share_counts_core_to_core_moves_by_socket():
+    # sockets of 10: 0->5 stays, 0->15 and 15->3 cross; moves to or from the L2 (-1) are not counted
+    pairs = {(0, 5): 6, (0, 15): 3, (15, 3): 1, (4, -1): 50}
+    assert hl.cross_socket_share(pairs, 10) == pytest.approx(0.4)
+    assert hl.cross_socket_share(pairs, 0) is None and hl.cross_socket_share({(1, -1): 3}, 10) is None
+    # any other core alike: one socket never crosses; two full sockets 10/19; eight 70/79
+    assert hl.uniform_cross_share(10, 10) == 0
+    assert hl.uniform_cross_share(20, 10) == pytest.approx(10 / 19)
+    assert hl.uniform_cross_share(80, 10) == pytest.approx(70 / 79)
+    # a partial last socket: 12 cores as 10 + 2 -> ordered pairs within sockets 90 + 2 of 132
+    assert hl.uniform_cross_share(12, 10) == pytest.approx(1 - 92 / 132)
+
+
+def test_a_runs_board_gives_its_socket_size():
+    assert hl.socket_cores_of({"gem5_options": {"board": "e7-8870"}}) == 10
+    assert hl.socket_cores_of({"gem5_options": {}}) == 0          # the default board's crossbar
+    assert hl.socket_cores_of({"gem5_options": {"no_such_option": 1}}) == 0

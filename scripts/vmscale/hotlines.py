@@ -19,10 +19,41 @@ from vmscale.errors import VmscaleError
 from vmscale_gem5 import configini, hotlines, stats
 
 COLUMNS = ["case", "kernel_variant", "workload", "cores", "rank", "line", "kind", "name", "moves_per_op", "getx_per_op",
-           "gets_per_op", "inv_per_op", "share", "mean_latency_cycles", "handoff_cycles", "top_pair"]
+           "gets_per_op", "inv_per_op", "share", "mean_latency_cycles", "handoff_cycles", "top_pair",
+           "cross_socket_share"]
 
 
-def table(case, counts: dict, ops: float, namer, period: int, top: int) -> list:
+def cross_socket_share(pairs: dict, socket_cores: int):
+    """The share of a line's core-to-core moves whose two cores sit on different sockets (cores
+    fill the sockets in order, socket_cores each); None without sockets or such moves."""
+    if not socket_cores:
+        return None
+    core = [(o, r, n) for (o, r), n in pairs.items() if o >= 0 and r >= 0]
+    total = sum(n for _, _, n in core)
+    return sum(n for o, r, n in core if o // socket_cores != r // socket_cores) / total if total else None
+
+
+def uniform_cross_share(cores: int, socket_cores: int):
+    """The same share if each move went to any other core alike: what a model that charges every
+    transfer the mean distance over all pairs assumes."""
+    if not socket_cores or cores < 2:
+        return None
+    sizes = [min(socket_cores, cores - s) for s in range(0, cores, socket_cores)]
+    same = sum(k * (k - 1) for k in sizes)
+    return 1 - same / (cores * (cores - 1))
+
+
+def socket_cores_of(manifest: dict) -> int:
+    """Cores per socket of a run's board (0: not the sockets topology)."""
+    from vmscale_gem5.board import Board
+    try:
+        b = Board.make(manifest.get("gem5_options") or {})
+    except Exception:       # an older manifest's options: no sockets known
+        return 0
+    return b.socket_cores if b.topology == "sockets" else 0
+
+
+def table(case, counts: dict, ops: float, namer, period: int, top: int, socket_cores: int = 0) -> list:
     """Rows for one ROI: its `top` lines by moves, then one row for all the others."""
     total = sum(c.moves for c in counts.values()) or 1
     ranked = sorted(counts.values(), key=lambda c: (-c.moves, c.line))
@@ -36,7 +67,8 @@ def table(case, counts: dict, ops: float, namer, period: int, top: int) -> list:
                      "gets_per_op": c.gets / ops, "inv_per_op": c.inv / ops, "share": c.moves / total,
                      "mean_latency_cycles": c.mean_latency / period if c.latency_n else math.nan,
                      "handoff_cycles": c.handoff / period if c.busy_n else math.nan,
-                     "top_pair": f"cpu{owner}->{'L2' if req < 0 else f'cpu{req}'}"})
+                     "top_pair": f"cpu{owner}->{'L2' if req < 0 else f'cpu{req}'}",
+                     "cross_socket_share": cross_socket_share(c.pairs, socket_cores)})
     rest = ranked[top:]
     if rest:
         moves = sum(c.moves for c in rest)
@@ -45,7 +77,8 @@ def table(case, counts: dict, ops: float, namer, period: int, top: int) -> list:
                      "name": f"{len(rest)} other lines", "moves_per_op": moves / ops,
                      "getx_per_op": sum(c.getx for c in rest) / ops, "gets_per_op": sum(c.gets for c in rest) / ops,
                      "inv_per_op": sum(c.inv for c in rest) / ops, "share": moves / total,
-                     "mean_latency_cycles": math.nan, "handoff_cycles": math.nan, "top_pair": ""})
+                     "mean_latency_cycles": math.nan, "handoff_cycles": math.nan, "top_pair": "",
+                     "cross_socket_share": None})
     return rows
 
 
@@ -115,18 +148,21 @@ def analyse(run_dir: Path, top: int = 15, vmlinux=None, checkpoint=None, namer=N
         namer, offsets = namer_for(run["manifest"], run["manifest"]["cores"], vmlinux, checkpoint)
     per_roi = hotlines.split_rois(run["events"], run["rois"])
     maps = run["physmaps"]
+    sockets = socket_cores_of(run["manifest"])
     out, checks = [], []
     for i, (row, evs) in enumerate(zip(done, per_roi)):
         moves = hotlines.transfers(evs)
         counts = hotlines.per_line(moves)
         pm = maps.get(row.get("case_id"))
-        out += table(row, counts, row["ops"], namer if pm is None else namer.with_physmap(pm), run["period"], top)
+        out += table(row, counts, row["ops"], namer if pm is None else namer.with_physmap(pm), run["period"], top,
+                     sockets)
         traced_getx = sum(1 for t in moves if t.kind == "getx")
         stat_getx = stats.summary(run["dumps"][i], row["ops"]).get("l1_fwd_getx") if i < len(run["dumps"]) else None
         checks.append({"case": row.get("case_id"), "kernel_variant": row.get("kernel_variant"),
                        "workload": row.get("workload"), "ops": row["ops"], "traced_fwd_getx": traced_getx,
                        "stats_fwd_getx": stat_getx, "lines": len(counts), "moves": len(moves),
-                       "physmap_frames": len(pm.frames) if pm else 0, "physmap_damaged": pm.damaged if pm else 0})
+                       "physmap_frames": len(pm.frames) if pm else 0, "physmap_damaged": pm.damaged if pm else 0,
+                       "socket_cores": sockets, "uniform_cross_share": uniform_cross_share(int(run["manifest"]["cores"]), sockets)})
     return {"rows": out, "checks": checks, "percpu_offsets": offsets}
 
 
@@ -178,7 +214,7 @@ def to_csv(rows: list) -> str:
     w = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
     w.writeheader()
     for r in rows:
-        w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
+        w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else "" if v is None else v) for k, v in r.items()})
     return buf.getvalue()
 
 
@@ -198,6 +234,10 @@ def render(result: dict) -> str:
             lines.append(f"  {r['rank']!s:>3} {r['moves_per_op']:9.3f} {r['getx_per_op']:7.3f} {r['gets_per_op']:7.3f} "
                          f"{r['inv_per_op']:7.3f} {100 * r['share']:5.1f}% {lat:>8} {hand:>8}  {r['top_pair']:<10} "
                          f"{r['line']:<12} {r['kind']}: {r['name']}")
+            if r["rank"] == 1 and r.get("cross_socket_share") is not None:
+                lines.append(f"      its core-to-core moves across sockets ({chk['socket_cores']} cores each): "
+                             f"{100 * r['cross_socket_share']:.1f}%; if every other core were as likely the next "
+                             f"owner: {100 * chk['uniform_cross_share']:.1f}%")
     return "\n".join(lines)
 
 
