@@ -340,6 +340,7 @@ def test_cross_socket_share_counts_core_to_core_moves_by_socket():
     pairs = {(0, 5): 6, (0, 15): 3, (15, 3): 1, (4, -1): 50}
     assert hl.cross_socket_share(pairs, 10) == pytest.approx(0.4)
     assert hl.cross_socket_share(pairs, 0) is None and hl.cross_socket_share({(1, -1): 3}, 10) is None
+    assert hl.acquisitions_by_socket(pairs, 10) == "0:7 1:3" and hl.acquisitions_by_socket(pairs, 0) == ""
     # any other core alike: one socket never crosses; two full sockets 10/19; eight 70/79
     assert hl.uniform_cross_share(10, 10) == 0
     assert hl.uniform_cross_share(20, 10) == pytest.approx(10 / 19)

@@ -20,7 +20,7 @@ from vmscale_gem5 import configini, hotlines, stats
 
 COLUMNS = ["case", "kernel_variant", "workload", "cores", "rank", "line", "kind", "name", "moves_per_op", "getx_per_op",
            "gets_per_op", "inv_per_op", "share", "mean_latency_cycles", "handoff_cycles", "top_pair",
-           "cross_socket_share"]
+           "cross_socket_share", "acquisitions_by_socket"]
 
 
 def cross_socket_share(pairs: dict, socket_cores: int):
@@ -31,6 +31,18 @@ def cross_socket_share(pairs: dict, socket_cores: int):
     core = [(o, r, n) for (o, r), n in pairs.items() if o >= 0 and r >= 0]
     total = sum(n for _, _, n in core)
     return sum(n for o, r, n in core if o // socket_cores != r // socket_cores) / total if total else None
+
+
+def acquisitions_by_socket(pairs: dict, socket_cores: int) -> str:
+    """How often each socket's cores took the line from another core, as 'socket:count ...'
+    ('' without sockets): under contention the cores near the line's home take it more often."""
+    if not socket_cores:
+        return ""
+    by = {}
+    for (o, r), n in pairs.items():
+        if o >= 0 and r >= 0:
+            by[r // socket_cores] = by.get(r // socket_cores, 0) + n
+    return " ".join(f"{k}:{by[k]}" for k in sorted(by))
 
 
 def uniform_cross_share(cores: int, socket_cores: int):
@@ -68,7 +80,8 @@ def table(case, counts: dict, ops: float, namer, period: int, top: int, socket_c
                      "mean_latency_cycles": c.mean_latency / period if c.latency_n else math.nan,
                      "handoff_cycles": c.handoff / period if c.busy_n else math.nan,
                      "top_pair": f"cpu{owner}->{'L2' if req < 0 else f'cpu{req}'}",
-                     "cross_socket_share": cross_socket_share(c.pairs, socket_cores)})
+                     "cross_socket_share": cross_socket_share(c.pairs, socket_cores),
+                     "acquisitions_by_socket": acquisitions_by_socket(c.pairs, socket_cores)})
     rest = ranked[top:]
     if rest:
         moves = sum(c.moves for c in rest)
@@ -78,7 +91,7 @@ def table(case, counts: dict, ops: float, namer, period: int, top: int, socket_c
                      "getx_per_op": sum(c.getx for c in rest) / ops, "gets_per_op": sum(c.gets for c in rest) / ops,
                      "inv_per_op": sum(c.inv for c in rest) / ops, "share": moves / total,
                      "mean_latency_cycles": math.nan, "handoff_cycles": math.nan, "top_pair": "",
-                     "cross_socket_share": None})
+                     "cross_socket_share": None, "acquisitions_by_socket": ""})
     return rows
 
 
@@ -237,7 +250,8 @@ def render(result: dict) -> str:
             if r["rank"] == 1 and r.get("cross_socket_share") is not None:
                 lines.append(f"      its core-to-core moves across sockets ({chk['socket_cores']} cores each): "
                              f"{100 * r['cross_socket_share']:.1f}%; if every other core were as likely the next "
-                             f"owner: {100 * chk['uniform_cross_share']:.1f}%")
+                             f"owner: {100 * chk['uniform_cross_share']:.1f}%; taken by each socket's cores "
+                             f"(socket:times): {r['acquisitions_by_socket']}")
     return "\n".join(lines)
 
 
