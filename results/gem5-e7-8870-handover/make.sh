@@ -1,0 +1,20 @@
+#!/bin/bash
+# Where the shared atomic goes next: refcount under the shared atomic on the reference board at 20
+# and 40 cores (two and four sockets; gem5-e7-8870-refcount-to-40c's parameters, kernel and image),
+# its ROI traced (--gem5 hotlines=1: the trace changes no simulated figure), and `vmscale hotlines`
+# naming the lines, with the share of the line's hand-overs between sockets and each socket's
+# acquisitions (hotlines.txt).  One run directory per core count, kept unless FRESH=1;
+# COUNTS="20" runs only those.  GEM5 must be set.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=results/gem5-e7-8870-handover
+for n in ${COUNTS:-20 40}; do
+  d=$out/$(printf %03dc $n)-refcount-stock
+  [ "${FRESH:-0}" = 0 ] && [ -f "$d/manifest.json" ] && continue
+  rm -rf "$d"
+  .venv/bin/vmscale checkpoint --cores $n --gem5 board=e7-8870
+  .venv/bin/vmscale run --backend gem5 --cores $n --gem5 board=e7-8870 --gem5 hotlines=1 --workload refcount \
+      --kernel-variant stock --param refcount.iters=2000 --param refcount.chunk=100 --out "$d"
+  .venv/bin/vmscale hotlines "$d" --top 5 > "$d/hotlines.txt"
+  (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini)
+done
