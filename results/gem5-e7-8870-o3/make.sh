@@ -1,6 +1,7 @@
 #!/bin/bash
-# The fidelity card on the reference board: `fault` (256 faults per thread, no mmap/munmap) and
-# `refcount` (2,000 get/put pairs per thread) with gem5's O3 CPU (`cpu=o3`) beside the Timing CPU's runs
+# The fidelity card on the reference board: `fault` (256 faults per thread, no mmap/munmap),
+# `refcount` (2,000 get/put pairs per thread) and RadixVM's `local`, `pipeline` and `global` (the ROI
+# sizes of results/gem5-e7-8870-fig5) with gem5's O3 CPU (`cpu=o3`) beside the Timing CPU's runs
 # of the same cases (results/gem5-e7-8870, results/gem5-e7-8870-refcount-to-40c: 51,294 cycles per
 # fault at one core), against Bonsai's 7,400 cycles per fault at 10 cores on the real E7-8870
 # (Figure 17).  Restored from the Atomic boot the Timing runs use (the fault cases from the image before
@@ -16,12 +17,18 @@ out=results/gem5-e7-8870-o3
 # cores:workload:variant:tail_cpu ('-': no switch); CASES="..." runs only those
 all="1:fault:stock:- 1:fault:stock:timing 1:fault:rcu:timing 10:fault:stock:timing 10:fault:rcu:timing
      10:fault:rwlock:timing 1:refcount:stock:timing 10:refcount:stock:timing 1:refcount:refcache:timing
-     10:refcount:refcache:timing"
+     10:refcount:refcache:timing 1:local:stock:timing 1:local:radixvm-percore:timing 10:local:radixvm-percore:timing
+     10:local:stock:timing 1:pipeline:stock:timing 1:pipeline:radixvm-percore:timing 1:global:stock:timing
+     1:global:radixvm-percore:timing 10:pipeline:radixvm-percore:timing 10:global:radixvm-percore:timing
+     10:global:stock:timing 10:pipeline:stock:timing"
 for c in ${CASES:-$all}; do
   IFS=: read -r n w v tail <<< "$c"
   case $w in
     fault) params=(--param fault.iters=4 --param fault.pages=64 --param fault.mmap_pct=0); name=$v ;;
     refcount) params=(--param refcount.iters=2000 --param refcount.chunk=100); name=refcount-$v ;;
+    local) params=(--param local.iters=40); name=local-$v ;;
+    pipeline) params=(--param pipeline.iters=40); name=pipeline-$v ;;
+    global) params=(--param global.iters=2); name=global-$v ;;
     *) echo "make.sh: unknown workload in $c" >&2; exit 2 ;;
   esac
   d=$out/$(printf %03dc $n)-$name
