@@ -175,7 +175,7 @@ def analyse(run_dir: Path, top: int = 15, vmlinux=None, checkpoint=None, namer=N
                        "workload": row.get("workload"), "ops": row["ops"], "traced_fwd_getx": traced_getx,
                        "stats_fwd_getx": stat_getx, "lines": len(counts), "moves": len(moves),
                        "physmap_frames": len(pm.frames) if pm else 0, "physmap_damaged": pm.damaged if pm else 0,
-                       "socket_cores": sockets, "uniform_cross_share": uniform_cross_share(int(run["manifest"]["cores"]), sockets)})
+                       "cores_per_socket": sockets, "uniform_cross_share": uniform_cross_share(int(run["manifest"]["cores"]), sockets)})
     return {"rows": out, "checks": checks, "percpu_offsets": offsets}
 
 
@@ -248,7 +248,7 @@ def render(result: dict) -> str:
                          f"{r['inv_per_op']:7.3f} {100 * r['share']:5.1f}% {lat:>8} {hand:>8}  {r['top_pair']:<10} "
                          f"{r['line']:<12} {r['kind']}: {r['name']}")
             if r["rank"] == 1 and r.get("cross_socket_share") is not None:
-                lines.append(f"      its core-to-core moves across sockets ({chk['socket_cores']} cores each): "
+                lines.append(f"      its core-to-core moves across sockets ({chk['cores_per_socket']} cores each): "
                              f"{100 * r['cross_socket_share']:.1f}%; if every other core were as likely the next "
                              f"owner: {100 * chk['uniform_cross_share']:.1f}%; taken by each socket's cores "
                              f"(socket:times): {r['acquisitions_by_socket']}")
