@@ -13,8 +13,8 @@ The methods:
   line's transfers per operation (forwarded GETX + GETS), read at the largest core count it
   may learn from, x Ruby's mean miss latency, read at the smallest multi-core count, where a
   transfer barely queues.  Transfers per operation grow with load (a core keeps the line for
-  a run of operations while the others think: refcount's shared atomic moves it 0.09 times per
-  pair at 2 cores, 0.34 at 10), so the count nearest saturation gives the demand that sets
+  a run of operations while the others think: refcount's shared atomic moves it 0.10 times per
+  pair at 2 cores, 0.35 at 10), so the count nearest saturation gives the demand that sets
   1/S.  Z is the 1-core cost less S.  gem5 rows only.
 - `hotlines`: one queue per traced hot line (hotstations), from a hot-line trace of the same
   case; nothing fitted to the curve.

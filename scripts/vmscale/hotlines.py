@@ -57,10 +57,11 @@ def uniform_cross_share(cores: int, socket_cores: int):
 
 def socket_cores_of(manifest: dict) -> int:
     """Cores per socket of a run's board (0: not the sockets topology)."""
+    from vmscale_gem5 import limits
     from vmscale_gem5.board import Board
     try:
         b = Board.make(manifest.get("gem5_options") or {})
-    except Exception:       # an older manifest's options: no sockets known
+    except limits.ConfigError:      # options this version does not know (an older run): no sockets known
         return 0
     return b.socket_cores if b.topology == "sockets" else 0
 
