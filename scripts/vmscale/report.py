@@ -99,6 +99,23 @@ def plot_all(table, out_dir, model=False) -> dict:
     return figures
 
 
+def _real_machines(workload, ok, out_dir) -> list:
+    """Published real-machine scaling beside this table's curves (vmscale.realmachines), when
+    the table has a gem5 curve of the workload from one core on one board."""
+    from vmscale import fidelity, realmachines
+    from vmscale.errors import VmscaleError
+    if not realmachines.published(workload):
+        return []
+    try:
+        board, pts = fidelity.points([r for r in ok if r["workload"] == workload])
+        mine = realmachines.ours(pts, workload)
+    except VmscaleError:
+        return []
+    figs = realmachines.plot(workload, mine, board, str(out_dir / f"realscale-{workload}"))
+    return ["", f"![realscale-{workload}](realscale-{workload}.png)" if figs else "", "",
+            realmachines.markdown(workload, mine, board)]
+
+
 def report(table, out_dir, model=False) -> Path:
     out_dir = Path(out_dir)
     figures = plot_all(table, out_dir, model)
@@ -122,6 +139,7 @@ def report(table, out_dir, model=False) -> Path:
             ours = published.our_ratios([r for r in ok if r["workload"] == w and r.get("cycles_per_op")])
             if ours:
                 lines += ["", ours]
+        lines += _real_machines(w, ok, out_dir)
         hot = hotlines.companion(table)
         if hot.is_file() and hotlines.markdown(hot, w):
             lines += ["", hotlines.markdown(hot, w)]
