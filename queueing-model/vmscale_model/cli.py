@@ -55,7 +55,7 @@ def _hotline_rows(path) -> list:
 def _study(a):
     from vmscale_gem5.board import with_sockets
     from vmscale_model import outputs, study
-    hot = _hotline_rows(a.hotlines) if a.hotlines else None
+    hot = [r for path in a.hotlines for r in _hotline_rows(path)] if a.hotlines else None
     result = study.study_table(a.table, a.train_max, a.min_points, train_min=a.train_min, workload=a.workload,
                                hotlines=hot, boards=with_sockets)
     out = Path(a.out or Path(a.table).with_suffix("").as_posix() + "-study")
@@ -242,8 +242,9 @@ def _add_study(sub):
                     help="fit on core counts from this (2 leaves out the 1-core point, where no line moves)")
     st.add_argument("--min-points", type=int, default=5, help="core counts a curve needs (default 5)")
     st.add_argument("--workload", help="only this workload's curves")
-    st.add_argument("--hotlines", metavar="CSV",
-                    help="a hotlines.csv (`vmscale hotlines`): the cases it traced are judged by the hot-line model too")
+    st.add_argument("--hotlines", metavar="CSV", nargs="+",
+                    help="hotlines.csv files (`vmscale hotlines`): the cases they traced are judged by the hot-line "
+                    "models too (on a sockets board, also carried by its distances)")
     st.add_argument("--out", help="output directory (default: TABLE-study/)")
     st.add_argument("--note", help="a line of provenance printed on the figures")
     st.set_defaults(func=_guarded(_study))

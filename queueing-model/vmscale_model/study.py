@@ -175,8 +175,10 @@ def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "cros
             methods.append(methodslib.HotLines(trace))
         board_obj = boards(board) if boards and b == "gem5" else None
         if board_obj is not None:
-            from vmscale_model import sockets
+            from vmscale_model import hotcarried, sockets
             methods.append(sockets.BoardDistances(board_obj, law))
+            if trace:
+                methods.append(hotcarried.HotLinesOnBoard(trace, board_obj))
         sizes = sorted({roi_size(r) for r in rs} - {None})
         if len(sizes) < 2:
             out[key] = _judge_curve(rs, train_max, min_points, methods, train_min)

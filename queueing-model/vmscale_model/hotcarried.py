@@ -1,0 +1,104 @@
+"""Hot-line stations carried past their sockets by the board's distances.
+
+The hot-line model (hotstations) queues an operation on every line a trace saw move, with the
+line's measured hand-off time, and charges the rest of the 1-core cost as think time.  That holds
+where the trace was made.  Beyond it the cores spread over more sockets, and two things grow that a
+trace at n_t cores cannot show:
+
+    Z(N)   = Z + M (R_bank(N) - R_bank(1)) + F (R_mem(N) - R_mem(1))
+    s_k(N) = s_k + max(0, C(N) - C(n_t))
+
+Z = C_1 - sum_k v_k s_k, the work outside the hot lines (the 1-core cost C_1 less the lines'
+demand); M the L1 demand misses not on a hot line (the misses per operation at the largest fitted
+core count less the lines' visits) and F the memory fetches per operation there, each paying the
+round trip to its home bank (and memory channel) of the board at N cores instead of at one; s_k
+line k's traced hand-off, which grows by the board's mean transfer path past the trace's (never
+shrinks below what was traced).
+
+A line the trace found saturated (utilisation >= sockets.SATURATED at n_t) with v_k < 1 is held for
+runs of 1 / v_k operations: the owner keeps working while the next request travels, so a longer
+path lengthens its runs as well as its hand-offs, and the line's visits per operation fall.  Its
+demand follows sockets.ownership_runs (that module's docstring), from the trace's v_k and s_k
+instead of a fitted S.  R and C are the board's
+(vmscale_gem5.board.Board.miss_cycles, transfer_cycles: the caller passes them).  Exact MVA with
+one queue per line and Z(N) as delay.  Nothing is fitted to the curve: the trace, the 1-core
+cost, the counters at the fitted counts and the board's graph.
+
+Pure: rows and functions in, numbers out.
+"""
+
+import numpy as np
+
+from vmscale_model import fit as fitlib
+from vmscale_model import hotstations, methods, solvers
+from vmscale_model.sockets import SATURATED, ownership_runs, per_op
+
+
+class Carried:
+    def __init__(self, rows: list, trace_rows: list, miss_cycles, transfer_cycles, top: int = 0):
+        """rows: the fitted core counts' rows of one curve (one at 1 core); trace_rows: hotlines.csv
+        rows of the same case, the largest traced count not above the fitted ones used."""
+        fitted = sorted({int(float(r["cores"])) for r in rows})
+        traced = sorted({int(r["cores"]) for r in trace_rows if r.get("cores")})
+        usable = [n for n in traced if n <= fitted[-1]]
+        if not usable:
+            raise methods.NoModel(f"no hot-line trace at or below the fitted core counts ({fitted[-1]}); "
+                                  f"traced at {traced or 'none'}")
+        self.n_t, self.n0 = usable[-1], fitted[-1]
+        self.stations = hotstations.stations([r for r in trace_rows if int(r["cores"]) == self.n_t], top)
+        try:
+            m = hotstations.model(self.stations, methods._one_core_cycles(rows))
+            self.per_op = per_op([r for r in rows if int(float(r["cores"])) == self.n0])
+        except (ValueError, fitlib.FitError) as e:
+            raise methods.NoModel(str(e)) from e
+        self.think = m["think"]
+        self._miss, self._transfer = miss_cycles, transfer_cycles
+        self._cache = {}
+        x = solvers.mva(self.think, m["demands"], self.n_t)["throughput"]
+        self.saturated = [x * s["demand"] >= SATURATED and s["visits"] < 1 for s in self.stations]
+        self.outside_misses = max(0.0, self.per_op["misses"] - sum(s["visits"] for s in self.stations))
+
+    def _d(self, n):
+        if n not in self._cache:
+            self._cache[n] = (self._miss(n), float(self._transfer(n)))
+        return self._cache[n]
+
+    def at(self, n: int) -> tuple:
+        """(Z(N), [demand_k(N)], [operations per ownership of each line]) at n cores."""
+        (m1, _), (mn, cn), (mt, ct) = self._d(1), self._d(n), self._d(self.n_t)
+        z = (self.think + self.outside_misses * (mn["l1_bank"] - m1["l1_bank"])
+             + self.per_op["memory_fetches"] * (mn["bank_memory"] - m1["bank_memory"]))
+        grow, reach = max(0.0, cn - ct), max(0.0, mn["l1_bank"] - mt["l1_bank"])
+        demands, runs = [], []
+        for s, sat in zip(self.stations, self.saturated):
+            r = ownership_runs(s["demand"], s["visits"], 1.0, [reach], [grow], [n]) if sat else None
+            demands.append(r["service"][0] if r else s["visits"] * (s["service"] + grow))
+            runs.append(r["k"][0] if r else 1.0)
+        return z, demands, runs
+
+    def throughput(self, cores) -> np.ndarray:
+        out = []
+        for n in np.atleast_1d(cores):
+            z, demands, _ = self.at(int(n))
+            out.append(solvers.mva(z, demands, int(n))["throughput"])
+        return np.array(out)
+
+
+class HotLinesOnBoard:
+    """The study's method: a traced case's hot-line stations, carried by the board's distances."""
+    name, label = "hotboard", "hot lines carried by the board's distances, not fitted"
+    anchored = True
+
+    def __init__(self, trace_rows: list, board, top: int = 0):
+        self.trace_rows, self.board, self.top = trace_rows, board, top
+
+    def fit(self, rows) -> methods.Model:
+        c = Carried(rows, self.trace_rows, self.board.miss_cycles, self.board.transfer_cycles, self.top)
+        params = {"think": c.think, "stations": len(c.stations), "traced_at": c.n_t, "at_cores": c.n0,
+                  "demand": sum(s["demand"] for s in c.stations), "runs": sum(c.saturated), **c.per_op}
+        return methods.Model(self.name, params, lambda cores: methods.Prediction(c.throughput(cores)))
+
+    @staticmethod
+    def describe(p) -> str:
+        return (f"Z {p['think']:.4g}, {p['stations']} lines, D {p['demand']:.4g} (traced at {p['traced_at']}); "
+                f"per op at {p['at_cores']}: {p['misses']:.0f} misses; {p['runs']} line(s) held in runs")

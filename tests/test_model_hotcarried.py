@@ -1,0 +1,83 @@
+"""Hot-line stations carried past their sockets by the board's distances (vmscale_model.hotcarried):
+by hand on a board whose distances the test sets, and on the reference board's traced shared atomic."""
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vmscale_gem5.board import Board
+from vmscale_model import fit as fitlib
+from vmscale_model import hotcarried, methods, solvers, study
+from vmscale_model.sockets import ownership_runs
+
+REPO = Path(__file__).resolve().parent.parent
+TABLE = REPO / "results" / "gem5-e7-8870-to-80c" / "table.csv"
+TRACE = REPO / "results" / "gem5-e7-8870-handover" / "020c-refcount-stock" / "hotlines.csv"
+
+
+class Dist:
+    """A board whose distances the test sets: one socket up to 10 cores, then farther."""
+    def miss_cycles(self, n):
+        return {"l1_bank": 6.0 if n <= 10 else 100.0, "bank_memory": 6.0 if n <= 10 else 50.0}
+
+    def transfer_cycles(self, n):
+        return 9.0 if n <= 10 else 150.0
+
+
+def _curve(c1, misses):
+    return [{"workload": "w", "kernel_variant": "v", "backend": "gem5", "cores": str(n), "threads": str(n),
+             "ok": "True", "ops": "1000", "window_ops_per_cycle": str(n / c1 / (1 + 0.01 * (n - 1))),
+             "gem5.l1d_demand_misses_per_op": str(misses), "gem5.dir_fetch": "2000", "gem5.l1_fwd_getx_per_op": "0.5",
+             "gem5.l1_fwd_gets_per_op": "0"} for n in (1, 2, 4, 10)]
+
+
+def _trace(visits, handoff, cores=10):
+    return [{"workload": "w", "kernel_variant": "v", "cores": str(cores), "rank": "1", "name": "lock", "kind": "kernel",
+             "getx_per_op": str(visits), "gets_per_op": "0", "handoff_cycles": str(handoff),
+             "mean_latency_cycles": "300"}]
+
+
+def test_by_hand_the_work_outside_the_lines_grows_with_the_miss_path_and_an_unsaturated_line_with_the_transfer():
+    c1, misses, v, s = 10_000.0, 40.0, 2.0, 100.0
+    rows = _curve(c1, misses)
+    c = hotcarried.Carried(rows, _trace(v, s), Dist().miss_cycles, Dist().transfer_cycles)
+    assert c.n_t == 10 and c.saturated == [False]
+    z1 = c1 - v * s
+    assert c.at(1)[0] == pytest.approx(z1) and c.at(10)[1] == [pytest.approx(v * s)]
+    assert c.throughput([1])[0] == pytest.approx(1 / c1)              # the 1-core cost, by construction
+    z, d, k = c.at(40)
+    fetches = 2000 / 1000
+    assert z == pytest.approx(z1 + (misses - v) * (100 - 6) + fetches * (50 - 6))
+    assert d == [pytest.approx(v * (s + 150 - 9))] and k == [1.0]
+    assert c.throughput([40])[0] == pytest.approx(solvers.mva(z, d, 40)["throughput"])
+
+
+def test_a_saturated_line_with_runs_follows_the_ownership_runs():
+    rows = _curve(1_000.0, 1.0)
+    c = hotcarried.Carried(rows, _trace(0.25, 800.0), Dist().miss_cycles, Dist().transfer_cycles)
+    assert c.saturated == [True]          # 10 cores x 200 cycles of demand per 1,000-cycle op
+    _, d, k = c.at(40)
+    r = ownership_runs(0.25 * 800, 0.25, 1.0, [100 - 6], [150 - 9], [40])
+    assert d == [pytest.approx(r["service"][0])] and k[0] == pytest.approx(r["k"][0]) and k[0] > 4
+
+
+def test_no_trace_at_or_below_the_fitted_counts_is_refused():
+    with pytest.raises(methods.NoModel, match="no hot-line trace at or below"):
+        hotcarried.Carried(_curve(1000.0, 1.0), _trace(0.5, 100, cores=20), Dist().miss_cycles,
+                           Dist().transfer_cycles)
+
+
+def test_the_reference_boards_traced_shared_atomic_in_the_study():
+    trace = list(csv.DictReader(open(TRACE, newline="")))
+    rows = fitlib.load_table(TABLE, "refcount")
+    out = study.study(rows, train_max=20, hotlines=trace,
+                      boards=lambda label: Board.make(label) if label else None)
+    key = next(k for k in out if k.startswith("refcount/stock/"))
+    j = out[key]["methods"]["hotboard"]
+    assert j["params"]["traced_at"] == 20 and j["params"]["runs"] == 1
+    assert out[key]["held_cores"] == [40, 80] and all(np.isfinite(j["error"]))
+    # only the traced case has the method
+    other = next(k for k in out if k.startswith("refcount/refcache/"))
+    assert "hotboard" not in out[other]["methods"]
