@@ -123,20 +123,26 @@ def twin_link_latency(same_socket_cycles: float) -> int:
     return max(1, round((same_socket_cycles - TWIN_LINK_INTERCEPT) / TWIN_LINK_SLOPE))
 
 
+def _pow2_near(x) -> int:
+    return 2 ** round(math.log2(max(1, x)))
+
+
 def twin(desc: dict, same_socket_cycles=None) -> dict:
     """Option values of the board that stands for a host (hostboard.read's description).
 
     MESI_Two_Level has private L1s and one shared inclusive L2: the L1 is the host's L1D (size
     and ways); the L2 stands for its last-level cache, a bank per socket holding one socket's
-    LLC, rounded to a power of two as Ruby's sets need.  The sockets topology even for one
+    LLC; sizes and ways rounded to powers of two, as Ruby's sets need.  The sockets topology even for one
     socket: the calibration's latencies were measured on it.  Link latencies come from a
     line-transfer latency measured on the host (ccbench, natively) through the relation the
     reference board's calibration gave; `vmscale calibrate` on the twin checks it."""
     llc = desc["llc"]
     # the LLC of one socket: all of it when every CPU of the socket shares it, else per group x groups
     per_socket = llc["size_kib"] * max(1, desc["cores_per_socket"] // max(1, llc["shared_cpus"]))
-    out = {"l1_size": int(desc["l1d"]["size_kib"]), "l1_assoc": desc["l1d"]["ways"],
-           "l2_size": 2 ** round(math.log2(per_socket)), "l2_assoc": llc["ways"]}
+    # Ruby needs a power-of-two size and sets (limits.check_cache), so power-of-two ways too: each
+    # rounded to the nearest in ratio (a 48 KiB 12-way L1D becomes 64 KiB 16-way, its 64 sets kept)
+    out = {"l1_size": _pow2_near(desc["l1d"]["size_kib"]), "l1_assoc": _pow2_near(desc["l1d"]["ways"]),
+           "l2_size": _pow2_near(per_socket), "l2_assoc": _pow2_near(llc["ways"])}
     if desc["clock_mhz"]:
         out["clock"] = f"{desc['clock_mhz'] / 1000:.1f}GHz"
     out.update(topology="sockets", socket_cores=desc["cores_per_socket"], l2_banks=0)
@@ -282,6 +288,7 @@ class Board:
             if a.sockets and a.sockets * a.socket_cores < cores:
                 raise limits.ConfigError(f"{cores} cores do not fit sockets={a.sockets} of socket_cores="
                                          f"{a.socket_cores}: give more sockets, or sockets=0 (as many as needed)")
+        limits.check_cache(a.l1_size, a.l2_size, a.l2_banks, a.mem_channels, a.l1_assoc, a.l2_assoc)
         short = llc_shortfall(cores, a.l1_size, a.l2_size * a.l2_banks)
         if short and self.name:
             raise limits.ConfigError(short + ": raise l2_size or l2_banks")

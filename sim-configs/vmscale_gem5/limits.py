@@ -13,6 +13,8 @@ build_opts/X86), so more L1 controllers than that is fatal at start-up.
 X86Board maps at most 3 GiB of memory below the PCI hole.
 """
 
+import math
+
 MAX_XAPIC_CORES = 254        # stock gem5 v24: IDs 0..253 for cores, 254 for the I/O APIC
 MAX_X86_BOARD_CORES = 256    # with sim-configs/gem5-patches: 8-bit IDs in interrupt messages
 MAX_MEMORY_MIB = 3 * 1024
@@ -70,12 +72,30 @@ def check_memory(mib: int) -> int:
     return mib
 
 
-def check_cache(l1_kib: int, l2_kib: int, l2_banks: int, channels: int):
+LINE_BYTES = 64
+
+
+def _pow2(n) -> bool:
+    return n >= 1 and n == int(n) and not int(n) & (int(n) - 1)
+
+
+def check_cache(l1_kib: int, l2_kib: int, l2_banks: int, channels: int, l1_assoc=None, l2_assoc=None):
     if l2_banks < 1 or l2_banks & (l2_banks - 1):
         raise ConfigError(f"--l2-banks {l2_banks}: MESI_Two_Level needs a power of two")
     for name, v in (("--l1-size", l1_kib), ("--l2-size", l2_kib)):
         if v < 1 or v & (v - 1):
             raise ConfigError(f"{name} {v} KiB: must be a power of two")
+    for name, kib, ways in (("--l1-assoc", l1_kib, l1_assoc), ("--l2-assoc", l2_kib, l2_assoc)):
+        # Ruby sizes a cache at size / ways / line sets but indexes it with floorLog2 of that many
+        # bits (CacheMemory::init, addressToCacheSet): sets past the largest power of two never
+        # hold a line, so the cache would be silently smaller than its size says.
+        if ways is None:
+            continue
+        sets = kib * 1024 / ways / LINE_BYTES if ways >= 1 else 0
+        if not (_pow2(sets) and sets >= 2):
+            low = 2 ** int(math.log2(ways)) if ways >= 1 else 1
+            raise ConfigError(f"{name} {ways} with {kib} KiB: {sets:g} sets, and Ruby indexes only a power of two "
+                              f"of them (the rest would never hold a line): give {low} or {2 * low} ways")
     if channels < 1 or channels & (channels - 1):
         raise ConfigError(f"--mem-channels {channels}: must be a power of two")
 

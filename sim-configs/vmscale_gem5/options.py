@@ -94,7 +94,7 @@ def validate(a) -> argparse.Namespace:
     a.x2apic_on = limits.x2apic_on(a.x2apic, a.cores, a.cpu, build)
     limits.check_memory(a.memory)
     clock_hz(a.clock)
-    limits.check_cache(a.l1_size, a.l2_size, a.l2_banks, a.mem_channels)
+    limits.check_cache(a.l1_size, a.l2_size, a.l2_banks, a.mem_channels, a.l1_assoc, a.l2_assoc)
     if ruby and a.topology == "sockets" and a.socket_cores < 1:
         raise limits.ConfigError(f"--socket-cores {a.socket_cores}: a socket needs at least one core")
     short = board_mod.llc_shortfall(a.cores, a.l1_size, a.l2_size * a.l2_banks)
