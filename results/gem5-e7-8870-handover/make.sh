@@ -1,6 +1,6 @@
 #!/bin/bash
-# Where the shared atomic goes next: refcount under the shared atomic on the reference board at 20
-# and 40 cores (two and four sockets; gem5-e7-8870-refcount-to-40c's parameters, kernel and image),
+# Where the shared atomic goes next: refcount under the shared atomic on the reference board at 10,
+# 20 and 40 cores (one, two and four sockets; gem5-e7-8870-refcount-to-40c's parameters, kernel and image),
 # its ROI traced (--gem5 hotlines=1: the trace changes no simulated figure), and `vmscale hotlines`
 # naming the lines, with the share of the line's hand-overs between sockets and each socket's
 # acquisitions (hotlines.txt).  One run directory per core count, kept unless FRESH=1;
@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-handover
-for n in ${COUNTS:-20 40}; do
+for n in ${COUNTS:-10 20 40}; do
   d=$out/$(printf %03dc $n)-refcount-stock
   [ "${FRESH:-0}" = 0 ] && [ -f "$d/manifest.json" ] && continue
   rm -rf "$d"
