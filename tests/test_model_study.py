@@ -103,6 +103,12 @@ def test_cli_writes_the_study_table_and_figures(tmp_path):
     data = json.loads((tmp_path / "s/study.json").read_text())
     assert set(data) == {"refcount/stock/gem5", "refcount/percpu-ref/gem5"}
     assert (tmp_path / "s/refcount-stock-gem5.png").stat().st_size > 10_000
+    # the readable verdict: a line per curve with each method's held-out errors and the best one; one grid
+    verdict = (tmp_path / "s/verdict.txt").read_text().splitlines()
+    assert len(verdict) == 2 and all(" at 32,64 cores: " in v and "-> best " in v for v in verdict)
+    b = study.best(data["refcount/stock/gem5"])
+    assert f"-> best {b[0]} ({100 * b[1]:.1f}%)" in next(v for v in verdict if v.startswith("refcount/stock/gem5"))
+    assert (tmp_path / "s/grid.png").stat().st_size > 10_000
     # a near-linear curve: the model puts the ceiling far away and predicts the held-out points
     assert max(abs(e) for e in data["refcount/percpu-ref/gem5"]["methods"]["line"]["error"]) < 0.02
     bad = vmscale("model", "study", tmp_path / "missing.csv")
@@ -227,3 +233,11 @@ def test_a_case_traced_for_hot_lines_is_judged_by_the_hot_line_model_too():
     assert max(abs(e) for e in hot["error"]) < 1e-6
     assert "hotlines" not in result["refcount/percpu-ref/gem5"]["methods"]
     assert "one queue per traced hot line" in study.table(result)
+    # a trace made on another board is not this curve's
+    other = [dict(r, board="board=e7-8870") for r in trace]
+    assert "hotlines" not in study.study(rows, 16, hotlines=other)["refcount/stock/gem5"]["methods"]
+    # a trace from past the fitted counts is not learnt from
+    late = [dict(r, cores="32") for r in trace]
+    result = study.study(rows, 16, hotlines=late)
+    assert "no hot-line trace at or below the fitted core counts (16)" in \
+        result["refcount/stock/gem5"]["methods"]["hotlines"]["skipped"]

@@ -41,7 +41,9 @@ def _fit(a):
     return 0
 
 
-def _hotline_rows(path) -> list:
+def hotline_rows(path) -> list:
+    """A hotlines.csv's rows, each with the board its run directory's manifest names (`board`,
+    when the manifest is beside it): the study matches a trace to curves of that board only."""
     import csv
     try:
         rows = list(csv.DictReader(open(path, newline="")))
@@ -49,13 +51,17 @@ def _hotline_rows(path) -> list:
         raise ValueError(f"{path}: {e.strerror}") from e
     if rows and not {"workload", "kernel_variant", "cores", "rank"} <= set(rows[0]):
         raise ValueError(f"{path}: not a hotlines.csv (`vmscale hotlines RUN_DIR` writes one)")
+    manifest = Path(path).parent / "manifest.json"
+    if manifest.is_file():
+        board = json.loads(manifest.read_text()).get("board", "")
+        rows = [dict(r, board=board) for r in rows]
     return rows
 
 
 def _study(a):
     from vmscale_gem5.board import with_sockets
     from vmscale_model import outputs, study
-    hot = [r for path in a.hotlines for r in _hotline_rows(path)] if a.hotlines else None
+    hot = [r for path in a.hotlines for r in hotline_rows(path)] if a.hotlines else None
     result = study.study_table(a.table, a.train_max, a.min_points, train_min=a.train_min, workload=a.workload,
                                hotlines=hot, boards=with_sockets)
     out = Path(a.out or Path(a.table).with_suffix("").as_posix() + "-study")

@@ -17,7 +17,7 @@ The methods:
   pair at 2 cores, 0.35 at 10), so the count nearest saturation gives the demand that sets
   1/S.  Z is the 1-core cost less S.  gem5 rows only.
 - `hotlines`: one queue per traced hot line (hotstations), from a hot-line trace of the same
-  case; nothing fitted to the curve.
+  case at the largest traced count the method may learn from; nothing fitted to the curve.
 
 Pure: rows in, numbers out.
 """
@@ -177,9 +177,14 @@ class HotLines:
         self.trace_rows, self.top = trace_rows, top
 
     def fit(self, rows) -> Model:
-        at = sorted({int(r["cores"]) for r in self.trace_rows if r.get("cores")})
-        if not at:
+        traced = sorted({int(r["cores"]) for r in self.trace_rows if r.get("cores")})
+        if not traced:
             raise NoModel("no hot-line trace of this case")
+        # a trace is what the method learns from: none from past the counts it may learn from
+        top = max(int(float(r["cores"])) for r in rows)
+        at = [n for n in traced if n <= top]
+        if not at:
+            raise NoModel(f"no hot-line trace at or below the fitted core counts ({top}); traced at {traced}")
         st = hotstations.stations([r for r in self.trace_rows if int(r["cores"]) == at[-1]], self.top)
         try:
             m = hotstations.model(st, _one_core_cycles(rows))

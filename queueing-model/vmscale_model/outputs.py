@@ -20,7 +20,8 @@ def write_fit(tf, out, title: str, max_cores: int = 4096, note=None) -> list:
 
 
 def write_study(result: dict, out, table_name: str, train_min: int, train_max: int, note=None) -> tuple:
-    """study.json, study.md and one figure per judged curve; returns (markdown table, figures)."""
+    """study.json, study.md, verdict.txt (a line per curve), one figure per judged curve and
+    grid.png (all of them); returns (markdown table, figures)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     figs = []
@@ -28,7 +29,10 @@ def write_study(result: dict, out, table_name: str, train_min: int, train_max: i
         if "skipped" not in r:
             figs += plot.study_curve(r, str(out / re.sub(r"[^A-Za-z0-9._]+", "-", key).strip("-")),
                                      f"{key}: fitted on {train_min}-{train_max} cores, judged above", note=note)
+    figs += plot.study_grid(result, str(out / "grid"), f"{table_name}: fitted on {train_min}-{train_max} cores, "
+                            "judged above", note=note)
     (out / "study.json").write_text(json.dumps(result, indent=2) + "\n")
+    (out / "verdict.txt").write_text(studylib.verdict(result))
     md = studylib.table(result)
     (out / "study.md").write_text(f"# Scaling study: {table_name}\n\nFitted on core counts {train_min}-{train_max}; "
                                   "errors are (predicted / measured - 1) at the held-out core counts.\n\n" + md)

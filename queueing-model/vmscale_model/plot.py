@@ -80,23 +80,55 @@ def piggin_figure(stem, v=100_000.0, s=500e-9, max_cores=64, ops=20_000, seed=1)
 
 # Each method's line in a study figure: colour, style, width.
 STYLES = {"line": ("tab:blue", "-", 1.6), "usl": ("tab:red", "--", 1.2), "counters": ("tab:green", "-.", 1.2),
-          "hotlines": ("tab:purple", (0, (5, 1, 1, 1)), 1.4)}
+          "hotlines": ("tab:purple", (0, (5, 1, 1, 1)), 1.4), "sockets": ("tab:orange", "-", 1.4),
+          "hotboard": ("tab:brown", "--", 1.4)}
 
 
 def study_curve(r: dict, stem, title, note=None, max_cores=256):
     """One judged curve (study.judge): points fitted and held out, and each method's line."""
+    fig, ax = plt.subplots(figsize=(7, 4.6))
+    _study_axes(ax, r, max_cores)
+    ax.set_title(title, fontsize=10)
+    if note:
+        ax.text(0.01, 0.01, note, transform=ax.transAxes, fontsize=7, color="gray", va="bottom")
+    ax.legend(fontsize=7, loc="upper left")
+    return _save(fig, stem)
+
+
+def study_grid(result: dict, stem, title, note=None, max_cores=256, cols=3) -> list:
+    """Every judged curve of a study on one figure: its points (fitted filled, held out open,
+    the fitted range shaded) and each method's prediction."""
+    judged = [(k, r) for k, r in result.items() if "skipped" not in r]
+    if not judged:
+        return []
+    rows = -(-len(judged) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.2 * rows), squeeze=False)
+    for ax, (key, r) in zip(axes.flat, judged):
+        _study_axes(ax, r, max_cores, compact=True)
+        ax.axvspan(min(r["train_cores"]), max(r["train_cores"]), color="gray", alpha=0.1, lw=0)
+        ax.set_title(key, fontsize=8)
+    for ax in list(axes.flat)[len(judged):]:
+        ax.axis("off")
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=7, bbox_to_anchor=(0.5, -0.02))
+    fig.suptitle(title + (f"\n{note}" if note else ""), fontsize=9)
+    fig.tight_layout(rect=(0, 0.05, 1, 0.97))
+    return _save(fig, stem)
+
+
+def _study_axes(ax, r: dict, max_cores, compact=False):
     cores = np.array(r["cores"])
     x = np.array(r["throughput"])
     train = np.isin(cores, r["train_cores"])
     grid = np.unique(np.round(np.logspace(0, np.log10(max_cores), 50)).astype(int))
-    fig, ax = plt.subplots(figsize=(7, 4.6))
     ax.plot(grid, x[0] / cores[0] * grid, "k:", lw=1, label="ideal linear (1-core rate)")
     for name, m in r.get("methods", {}).items():
         if "curve" not in m:
             continue
         color, ls, lw = STYLES.get(name, ("tab:gray", ":", 1.0))
         c = m["curve"]
-        ax.plot(c["cores"], c["throughput"], color=color, ls=ls, lw=lw, label=f"{m['label']} ({_worst(m)})")
+        ax.plot(c["cores"], c["throughput"], color=color, ls=ls, lw=lw,
+                label=m["label"] if compact else f"{m['label']} ({_worst(m)})")
         if "low" in c:
             ax.fill_between(c["cores"], c["low"], c["high"], color=color, alpha=0.15, lw=0,
                             label=f"{name} 5-95% band")
@@ -110,12 +142,7 @@ def study_curve(r: dict, stem, title, note=None, max_cores=256):
     ax.set_yscale("log")
     ax.set_xlabel("cores")
     ax.set_ylabel("throughput (operations per cycle)")
-    ax.set_title(title, fontsize=10)
-    if note:
-        ax.text(0.01, 0.01, note, transform=ax.transAxes, fontsize=7, color="gray", va="bottom")
-    ax.legend(fontsize=7, loc="upper left")
     ax.grid(True, which="both", alpha=0.2)
-    return _save(fig, stem)
 
 
 def _worst(method: dict) -> str:

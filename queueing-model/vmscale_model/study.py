@@ -170,7 +170,9 @@ def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "cros
     for (w, v, b, board), rs in sorted(curves(rows).items()):
         key = f"{w}/{v}" + (f"/{b}" if b else "") + (f"[{board}]" if board else "")
         methods = methodslib.default(law)
-        trace = [r for r in hotlines or [] if r.get("workload") == w and r.get("kernel_variant") == v]
+        # a trace whose run names its board is one of that board's curves only
+        trace = [r for r in hotlines or [] if r.get("workload") == w and r.get("kernel_variant") == v
+                 and r.get("board", board) == board]
         if trace:
             methods.append(methodslib.HotLines(trace))
         board_obj = boards(board) if boards and b == "gem5" else None
@@ -257,3 +259,29 @@ def table(result: dict) -> str:
         cols.append(f"{labels[b[0]]} ({100 * b[1]:.1f}%)" if b else "-")
         lines.append("| " + " | ".join(cols) + " |")
     return "\n".join(lines) + "\n"
+
+
+def verdict(result: dict) -> str:
+    """One line per judged curve: each method's errors at the held-out counts, the best method,
+    and whether it beat the USL there."""
+    lines, skipped = [], {}
+    for key, r in result.items():
+        if "skipped" in r:
+            # one line per reason: a table of many ROI sizes has dozens of short curves
+            skipped.setdefault(r["skipped"].split(" (")[0] if "core counts" in r["skipped"] else r["skipped"],
+                               []).append(key)
+            continue
+        cells = []
+        for name, m in r.get("methods", {}).items():
+            if m.get("error") and all(np.isfinite(m["error"])):
+                cells.append(f"{name} " + ",".join(f"{100 * e:+.0f}%" for e in m["error"]))
+        b = best(r)
+        usl = r.get("methods", {}).get("usl", {}).get("error")
+        tail = "no method" if not b else f"best {b[0]} ({100 * b[1]:.1f}%)"
+        if b and usl and all(np.isfinite(usl)) and b[0] != "usl":
+            tail += f", USL {100 * max(abs(e) for e in usl):.1f}%"
+        lines.append(f"{key} at {','.join(map(str, r['held_cores']))} cores: {'  '.join(cells)}  -> {tail}")
+    for why, keys in skipped.items():
+        lines.append(f"not judged ({why}): {len(keys)} curve(s), " + ", ".join(keys[:4]) + (", ..." if len(keys) > 4 else ""))
+    return "\n".join(lines) + "\n"
+

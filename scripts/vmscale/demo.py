@@ -83,6 +83,13 @@ def main(a) -> int:
     return 1 if failed else 0
 
 
+def _traces() -> list:
+    """The shipped hot-line traces of the reference board (hotlines.csv rows), for the hot-line methods."""
+    from vmscale_model.cli import hotline_rows
+    return [r for path in sorted((paths.REPO / "results").glob("gem5-e7-8870-*/0*c-*/hotlines.csv"))
+            for r in hotline_rows(path)]
+
+
 def model_stage(out: Path) -> None:
     """Fit and judge the shipped cycle-level curves; write the study and the figure twins."""
     from vmscale_gem5.board import with_sockets
@@ -93,10 +100,12 @@ def model_stage(out: Path) -> None:
             print(f"== model: {table} is missing; nothing cycle-level to fit", flush=True)
             continue
         print(f"== model: {name} (gem5, cycle-level): fitted on <= {train_max} cores, judged on the rest", flush=True)
-        md, _ = outputs.write_study(study.study_table(table, train_max, boards=with_sockets), out / "model" / name,
-                                    str(table), 1, train_max,
-                                    f"gem5 v24 TimingSimpleCPU + Ruby MESI_Two_Level: results/{name}")
-        print(md, end="", flush=True)
+        result = study.study_table(table, train_max, boards=with_sockets, hotlines=_traces())
+        outputs.write_study(result, out / "model" / name, str(table), 1, train_max,
+                            f"gem5 v24 TimingSimpleCPU + Ruby MESI_Two_Level: results/{name}")
+        print(study.verdict(result), end="", flush=True)
+        print(f"== every method's parameters: {out / 'model' / name / 'study.md'}; the curves on one figure: "
+              f"{out / 'model' / name / 'grid.png'}", flush=True)
         path = report.report(table, out / "model" / name / "report")
         print(f"== figure twins and report: {path}", flush=True)
     interconnect_stage(out)
