@@ -1,6 +1,6 @@
 #!/bin/bash
-# The lines Bonsai's fault moves on the reference board: `fault` under per-VMA locks (stock) and
-# mmap_lock read locking (rwlock) at 10 cores (one socket; results/gem5-e7-8870-fault's parameters),
+# The lines Bonsai's fault moves on the reference board: `fault` under per-VMA locks (stock),
+# mmap_lock read locking (rwlock) and RCU faults (rcu) at 10 cores (one socket; results/gem5-e7-8870-fault's parameters),
 # its ROI traced (--gem5 hotlines=1: the trace changes no simulated figure) and `vmscale hotlines`
 # naming the lines (hotlines.txt, hotlines.csv): the stations of the hot-line model.  One run
 # directory per case, kept unless FRESH=1; COUNTS="10 20" and VARIANTS="stock" choose.  GEM5 must be set.
@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-fault-hotlines
 for n in ${COUNTS:-10}; do
-  for v in ${VARIANTS:-stock rwlock}; do
+  for v in ${VARIANTS:-stock rwlock rcu}; do
     d=$out/$(printf %03dc $n)-fault-$v
     [ "${FRESH:-0}" = 0 ] && [ -f "$d/manifest.json" ] && continue
     rm -rf "$d"
