@@ -12,9 +12,24 @@ def register(sub):
     x.set_defaults(func=main)
 
 
-def main(args):
+def board_points(paths) -> tuple:
+    """vmscale.fidelity.points of table files, a later table's point replacing an earlier's."""
     import csv
 
+    from vmscale import fidelity
+    from vmscale.collect import replaced
+    from vmscale.errors import VmscaleError
+    tables = []
+    for t in paths:
+        try:
+            with open(t, newline="") as f:
+                tables.append(list(csv.DictReader(f)))
+        except FileNotFoundError:
+            raise VmscaleError(f"{t}: no such table") from None
+    return fidelity.points(replaced(tables))
+
+
+def main(args):
     from vmscale import fidelity
     from vmscale.errors import VmscaleError
     from vmscale.fileutil import atomic_write_text
@@ -25,15 +40,7 @@ def main(args):
         raise VmscaleError(f"--cores {args.cores}: give two core counts, low and high, e.g. 1,10") from None
     if not 0 < lo < hi:
         raise VmscaleError(f"--cores {args.cores}: the low count must be positive and below the high one")
-    tables = []
-    for t in args.tables:
-        try:
-            with open(t, newline="") as f:
-                tables.append(list(csv.DictReader(f)))
-        except FileNotFoundError:
-            raise VmscaleError(f"{t}: no such table") from None
-    from vmscale.collect import replaced
-    board, pts = fidelity.points(replaced(tables))
+    board, pts = board_points(args.tables)
     card = fidelity.card(pts, lo, hi)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -13,24 +13,15 @@ def register(sub):
 
 
 def main(args):
-    import csv
-
-    from vmscale import fidelity, realmachines
-    from vmscale.collect import replaced
+    from vmscale import realmachines
+    from vmscale.commands.fidelity import board_points
     from vmscale.errors import VmscaleError
     from vmscale.fileutil import atomic_write_text
     from vmscale.rundir import rows_to_csv
     if not realmachines.published(args.workload):
         known = sorted({p["workload"] for p in realmachines.PUBLISHED})
         raise VmscaleError(f"--workload {args.workload}: no published real-machine scaling for it (have: {', '.join(known)})")
-    tables = []
-    for t in args.tables:
-        try:
-            with open(t, newline="") as f:
-                tables.append(list(csv.DictReader(f)))
-        except FileNotFoundError:
-            raise VmscaleError(f"{t}: no such table") from None
-    board, pts = fidelity.points(replaced(tables))
+    board, pts = board_points(args.tables)
     mine = realmachines.ours(pts, args.workload)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
