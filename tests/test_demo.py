@@ -37,7 +37,7 @@ def test_demo_on_the_native_backend_writes_what_it_promises(workloads_built, tmp
                 assert len(v["methods"]["sockets"]["error"]) == len(v["held_cores"]), key
         assert (model / "report" / "report.md").is_file(), name
         assert f"fitted on <= {train_max} cores" in r.stdout
-    assert (out / "model" / "gem5-e7-8870-to-40c" / "report" / "twin-fault.png").is_file()   # Bonsai 16-17
+    assert (out / "model" / "gem5-e7-8870-to-80c" / "report" / "twin-fault.png").is_file()   # Bonsai 16-17
     assert "-> best " in r.stdout and "grid.png" in r.stdout          # a line per curve, one figure
     name, workload, source, target = demo.INTERCONNECT
     ic = json.loads((out / "model" / name / "interconnect.json").read_text())

@@ -21,7 +21,7 @@ from vmscale.errors import VmscaleError
 # The cycle-level tables the model stage fits (committed; see results/README.md), each with
 # the largest core count it is fitted on (the counts above it are held out): the reference
 # board's (one socket of ten fitted, 20 and 40 held out), then Figure 5's on the earlier board.
-GEM5_TABLES = {"gem5-e7-8870-to-40c": 10, "gem5-radixvm-fig5": 8}
+GEM5_TABLES = {"gem5-e7-8870-to-80c": 10, "gem5-radixvm-fig5": 8}
 # The crossbar-fitted model carried to a mesh: (table, workload, source board, target board).
 INTERCONNECT = ("gem5-mesh-refcount", "refcount", "network=garnet", "network=garnet topology=mesh")
 
