@@ -146,7 +146,8 @@ def plot(workload: str, mine: dict, board: str, stem: str) -> list:
     ax1.set_xlabel("cores")
     for i, (entry, label, _, r) in enumerate(pub):
         ns = sorted(r)
-        ax2.plot(ns, [r[n] for n in ns], "^-", color=f"C{i + 5}", label=label)
+        ax2.plot(ns, [r[n] for n in ns], "^-", color=("tab:brown", "tab:pink", "tab:olive", "tab:cyan")[i % 4],
+                 label=label)
         ax2.axvspan(entry["cores"], entry["hw_threads"], color="gray", alpha=0.08)
         ax2.axvspan(entry["hw_threads"], max(ns), color="gray", alpha=0.2)
     ax2.set_title(f"published: {pub[0][0]['machine']}", fontsize=8)
