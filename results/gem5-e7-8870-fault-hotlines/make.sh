@@ -16,6 +16,8 @@ for n in ${COUNTS:-10}; do
     .venv/bin/vmscale run --backend gem5 --cores $n --gem5 board=e7-8870 --gem5 hotlines=1 --workload fault \
         --kernel-variant $v --param fault.iters=4 --param fault.pages=64 --param fault.mmap_pct=0 --out "$d"
     .venv/bin/vmscale hotlines "$d" --top 8 > "$d/hotlines.txt"
-    (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini)
+    # the trace kept as xz: a third of gzip's size (`vmscale hotlines` reads either)
+    (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini && zcat hotlines.events.gz | xz -9 -T1 \
+        > hotlines.events.xz && rm hotlines.events.gz)
   done
 done

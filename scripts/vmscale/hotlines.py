@@ -11,6 +11,7 @@ import csv
 import gzip
 import io
 import json
+import lzma
 import math
 from pathlib import Path
 
@@ -99,8 +100,9 @@ def table(case, counts: dict, ops: float, namer, period: int, top: int, socket_c
 def read_run(run_dir: Path) -> dict:
     run_dir = Path(run_dir)
     m5out = run_dir / "m5out"
-    events = m5out / "hotlines.events.gz"
-    if not events.is_file():
+    # gem5 writes .gz; a record may keep the same events as .xz (a third the size of a long trace)
+    events = next((p for p in (m5out / "hotlines.events.gz", m5out / "hotlines.events.xz") if p.is_file()), None)
+    if events is None:
         raise VmscaleError(f"{run_dir}: no m5out/hotlines.events.gz",
                            "run with `--gem5 hotlines=1` (a short ROI: tracing slows it several times)")
     manifest = json.loads((run_dir / "manifest.json").read_text())
@@ -114,7 +116,7 @@ def read_run(run_dir: Path) -> dict:
     ini = m5out / "config.ini"
     cfg = configini.parse(ini.read_text() if ini.is_file() else gzip.open(f"{ini}.gz", "rt").read())
     period = int(cfg["board.clk_domain"]["clock"]) if cfg.has_section("board.clk_domain") else 333
-    with gzip.open(events, "rt") as f:
+    with (lzma.open(events, "rt") if events.suffix == ".xz" else gzip.open(events, "rt")) as f:
         evs = list(hotlines.read_events(f))
     console = next((p for p in (run_dir / "console.log", run_dir / "console.log.gz") if p.is_file()), None)
     maps = {}
