@@ -353,3 +353,20 @@ def test_a_runs_board_gives_its_socket_size():
     assert hl.socket_cores_of({"gem5_options": {"board": "e7-8870"}}) == 10
     assert hl.socket_cores_of({"gem5_options": {}}) == 0          # the default board's crossbar
     assert hl.socket_cores_of({"gem5_options": {"no_such_option": 1}}) == 0
+
+
+def test_a_record_may_keep_its_events_as_xz(tmp_path, fixture_result):
+    """The same trace recompressed as xz (how long traces are kept in results/) reads the same."""
+    import gzip
+    import lzma
+    import shutil
+    run = tmp_path / "run"
+    shutil.copytree(FIX, run)
+    events = run / "m5out" / "hotlines.events.gz"
+    with gzip.open(events, "rb") as f, lzma.open(run / "m5out" / "hotlines.events.xz", "wb") as g:
+        g.write(f.read())
+    events.unlink()
+    symbols = linenames.parse_nm((FIX / "symbols.txt").read_text())
+    offsets = [int(x, 16) for x in json.loads((FIX / "percpu.json").read_text())["__per_cpu_offset"]]
+    again = hl.analyse(run, top=10, namer=linenames.Namer(symbols, offsets))
+    assert again["checks"] == fixture_result["checks"] and again["checks"][0]["traced_fwd_getx"] > 0
