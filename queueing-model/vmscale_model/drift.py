@@ -1,0 +1,102 @@
+"""What a curve's own counters say changed between the largest core count a model was fitted on
+and each count it is judged at: the numbers a study gives where every method misses.
+
+A blocking CPU model (TimingSimpleCPU) pays each L1 miss in full and retires about one
+instruction per cycle, so a held-out point's extra cycles per operation split, roughly, into
+  misses x (miss latency there - miss latency at the fitted count)   the distances and queues
+  + misses' growth x the fitted latency                              new sharing or evictions
+  + instructions' growth                                             spinning, IPIs handled
+The rest is what none of these counters holds.  Where the board is known, the latency's growth is
+split into what its distances predict (the sockets and hotboard methods' R_bank) and the rest
+(queueing in directories and links).  Shoot-down IPIs received per operation are the guest's own
+count (vmstat nr_tlb_remote_flush_received), the work a broadcast shoot-down adds per core.
+"""
+from __future__ import annotations
+
+import math
+
+
+def _num(row: dict, key: str):
+    try:
+        v = float(row.get(key, "nan"))
+    except (TypeError, ValueError):
+        return math.nan
+    return v
+
+
+def point(rows: list) -> dict:
+    """The per-operation counters of one core count (the mean over its rows)."""
+    def mean(f):
+        vals = [v for v in (f(r) for r in rows) if math.isfinite(v)]
+        return sum(vals) / len(vals) if vals else math.nan
+
+    def per_op(key):
+        return mean(lambda r: _num(r, key) / _num(r, "ops") if _num(r, "ops") > 0 else math.nan)
+
+    cycles = mean(lambda r: _num(r, "window_cycles_per_op"))
+    if not math.isfinite(cycles):
+        cycles = mean(lambda r: _num(r, "cycles_per_op"))
+    return {"cycles": cycles,
+            "insts": mean(lambda r: _num(r, "gem5.roi_insts_per_op")),
+            "misses": mean(lambda r: _num(r, "gem5.l1d_demand_misses_per_op")),
+            "latency": mean(lambda r: _num(r, "gem5.ruby_miss_latency_mean")),
+            "llc_evictions": mean(lambda r: _num(r, "gem5.llc_evictions_per_op")),
+            "ipis": per_op("vmstat.nr_tlb_remote_flush_received")}
+
+
+def explain(rows: list, train_max: int, board=None) -> dict:
+    """Each held-out count's change from the largest fitted one, in cycles per operation:
+    {"from": n0, "at": {n: {"cycles", "latency", "board_latency", "misses", "insts", "rest", "ipis", ...}}}.
+    Empty when no fitted or no held-out count has the counters."""
+    by = {}
+    for r in rows:
+        by.setdefault(int(float(r["cores"])), []).append(r)
+    fitted = [n for n in by if n <= train_max]
+    if not fitted:
+        return {}
+    n0 = max(fitted)
+    b = point(by[n0])
+    if not all(math.isfinite(b[k]) for k in ("cycles", "misses", "latency")):
+        return {}
+    out = {"from": n0, "base": b, "at": {}}
+    for n in sorted(k for k in by if k > train_max):
+        h = point(by[n])
+        if not all(math.isfinite(h[k]) for k in ("cycles", "misses", "latency")):
+            continue
+        d = {"cycles": h["cycles"] - b["cycles"],
+             "latency": h["misses"] * (h["latency"] - b["latency"]),
+             "misses": (h["misses"] - b["misses"]) * b["latency"],
+             "insts": h["insts"] - b["insts"] if math.isfinite(h["insts"] + b["insts"]) else 0.0,
+             "latency_from": b["latency"], "latency_to": h["latency"],
+             "ipis_from": b["ipis"], "ipis_to": h["ipis"],
+             "llc_from": b["llc_evictions"], "llc_to": h["llc_evictions"]}
+        if board is not None:
+            grow = board.miss_cycles(n)["l1_bank"] - board.miss_cycles(n0)["l1_bank"]
+            d["board_latency"] = h["misses"] * grow
+            d["board_per_miss"] = grow
+        d["rest"] = d["cycles"] - d["latency"] - d["misses"] - d["insts"]
+        out["at"][n] = d
+    return out
+
+
+def _k(x: float) -> str:
+    return f"{x / 1000:+.1f}k" if abs(x) >= 1000 else f"{x:+.0f}"
+
+
+def line(ex: dict) -> str:
+    """One readable line per held-out count: where the extra cycles per operation went."""
+    if not ex or not ex.get("at"):
+        return ""
+    parts = []
+    for n, d in ex["at"].items():
+        lat = (f"miss latency {d['latency_from']:.0f}->{d['latency_to']:.0f} {_k(d['latency'])}")
+        if "board_latency" in d:
+            lat += f" (board distances {_k(d['board_latency'])})"
+        s = (f"at {n}: {_k(d['cycles'])} cycles/op = {lat}, misses {_k(d['misses'])}, "
+             f"instructions {_k(d['insts'])}, other {_k(d['rest'])}")
+        if math.isfinite(d["ipis_to"]) and d["ipis_to"] > 0:
+            s += f"; shoot-down IPIs received {d['ipis_from']:.2f}->{d['ipis_to']:.2f}/op"
+        if math.isfinite(d["llc_to"]) and d["llc_to"] >= 1:
+            s += f"; LLC evictions {d['llc_from']:.1f}->{d['llc_to']:.1f}/op"
+        parts.append(s)
+    return f"  why (from {ex['from']} cores) " + "; ".join(parts)

@@ -1,0 +1,69 @@
+"""Where every model misses, the study says where the held-out point's extra cycles went, from
+the curve's own counters (vmscale_model/drift.py)."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from vmscale_model import drift, study
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "sim-configs"))
+TABLE = REPO / "results" / "gem5-e7-8870-to-80c" / "table.csv"
+
+
+def _row(n, cycles, insts, misses, latency, ipis=0):
+    ops = 100 * n
+    return {"workload": "fault", "kernel_variant": "stock", "backend": "gem5", "ok": "True", "cores": str(n),
+            "ops": str(ops), "window_cycles_per_op": str(cycles), "gem5.roi_insts_per_op": str(insts),
+            "gem5.l1d_demand_misses_per_op": str(misses), "gem5.ruby_miss_latency_mean": str(latency),
+            "vmstat.nr_tlb_remote_flush_received": str(ipis * ops)}
+
+
+class Distances:
+    """A board whose misses' round trips grow by 10 cycles per core past 10."""
+    def miss_cycles(self, n):
+        return {"l1_bank": 10.0 * max(0, n - 10), "bank_memory": 0.0}
+
+
+def test_the_extra_cycles_split_into_latency_misses_instructions_and_the_rest():
+    rows = [_row(4, 50_000, 12_000, 100, 100), _row(10, 50_000, 12_000, 100, 100, ipis=0.1),
+            _row(40, 90_000, 15_000, 110, 300, ipis=0.6)]
+    ex = drift.explain(rows, 10, Distances())
+    assert ex["from"] == 10 and list(ex["at"]) == [40]
+    d = ex["at"][40]
+    assert d["cycles"] == pytest.approx(40_000)
+    assert d["latency"] == pytest.approx(110 * 200)          # the held-out misses, each dearer
+    assert d["misses"] == pytest.approx(10 * 100)            # the new misses at the fitted latency
+    assert d["insts"] == pytest.approx(3_000)
+    assert d["rest"] == pytest.approx(40_000 - 22_000 - 1_000 - 3_000)
+    assert d["board_latency"] == pytest.approx(110 * 300)    # what the board's distances alone add
+    assert (d["ipis_from"], d["ipis_to"]) == pytest.approx((0.1, 0.6))
+    text = drift.line(ex)
+    assert "from 10 cores" in text and "+40.0k cycles/op" in text and "0.10->0.60/op" in text
+
+
+def test_no_account_without_the_counters():
+    rows = [{"cores": str(n), "ops": "10", "cycles_per_op": "100"} for n in (1, 10, 40)]
+    assert drift.explain(rows, 10) == {}
+    assert drift.line({}) == ""
+
+
+def test_the_verdict_explains_the_shipped_fault_miss_at_80_cores():
+    from vmscale_gem5 import board
+    r = study.study_table(TABLE, 10, 5, boards=lambda label: board.with_sockets(label) if label else None)
+    text = study.verdict(r)
+    lines = text.splitlines()
+    i = next(k for k, s in enumerate(lines) if s.startswith("fault/stock/"))
+    key = lines[i].split(" at ")[0]
+    assert r[key]["drift"]["from"] == 10 and r[key]["drift"]["at"]["80"]["ipis_to"] > 1
+    worst = study.best(r[key])[1]
+    if worst > study.EXPLAIN_ABOVE:
+        assert lines[i + 1].startswith("  why (from 10 cores)") and "at 80:" in lines[i + 1]
+        assert "shoot-down IPIs received" in lines[i + 1]
+    # a curve some method predicts within the goal gets no account
+    for k, s in enumerate(lines[:-1]):
+        key = s.split(" at ")[0]
+        if key in r and study.best(r[key])[1] <= study.EXPLAIN_ABOVE:
+            assert not lines[k + 1].startswith("  why")
