@@ -112,6 +112,18 @@ PUBLISHED = {
     },
 }
 
+# Bonsai Figure 18 (fault while one core maps and unmaps): only the end points the text states.
+FIG18 = {
+    "figure": "Bonsai Figure 18 (page-fault cost with time spent in mmap/munmap, relative to none)",
+    "source": BONSAI, "machine": MACHINE,
+    "ends": [("read/write locking (rwlock)", 29), ("fault locking", 21)],
+    "claims": ["Each design runs with enough faulting cores to reach its peak fault rate; one core "
+               "maps and unmaps for a growing fraction of its time.",
+               "Read/write locking and fault locking grow exponentially with the chance of a lock "
+               "conflict, to 29x and 21x their base fault cost; hybrid locking/RCU more modestly (its "
+               "conflict window is the tree lock's hold); pure RCU stays near-constant."],
+}
+
 
 def points(workload: str) -> list:
     return list(PUBLISHED.get(workload, {}).get("points", []))

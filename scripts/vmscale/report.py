@@ -116,6 +116,17 @@ def _real_machines(workload, ok, out_dir) -> list:
             realmachines.markdown(workload, mine, board)]
 
 
+def _fig18(ok, out_dir) -> list:
+    """Bonsai Figure 18's twin (vmscale.faultmmap) when the table has fault at several mmap_pct."""
+    from vmscale import faultmmap
+    rel = faultmmap.relative(ok)
+    if not rel:
+        return []
+    figs = faultmmap.plot(rel, str(out_dir / "twin-fault-mmap"))
+    return ["", "### Bonsai Figure 18: faults while thread 0 maps", "",
+            "![twin-fault-mmap](twin-fault-mmap.png)" if figs else "", "", faultmmap.markdown(rel)]
+
+
 def report(table, out_dir, model=False) -> Path:
     out_dir = Path(out_dir)
     figures = plot_all(table, out_dir, model)
@@ -140,6 +151,8 @@ def report(table, out_dir, model=False) -> Path:
             if ours:
                 lines += ["", ours]
         lines += _real_machines(w, ok, out_dir)
+        if w == "fault":
+            lines += _fig18(ok, out_dir)
         hot = hotlines.companion(table)
         if hot.is_file() and hotlines.markdown(hot, w):
             lines += ["", hotlines.markdown(hot, w)]

@@ -57,14 +57,22 @@ def _ops_per_thread(r):
         return None
 
 
+# workload parameters that change what a curve measures without changing its ROI size
+SHAPE_PARAMS = ("params.mmap_pct",)
+
+
 def curve_labels(rows: list, with_backend: bool = True) -> list:
     """A legend label per row, naming what makes a curve: the variant, the backend, gem5's
-    non-default board options, and the ops per thread when one curve was measured at several
-    ROI sizes, so that plots never average points from different boards or ROI sizes."""
+    non-default board options, a SHAPE_PARAMS value where a table holds several, and the ops
+    per thread when one curve was measured at several ROI sizes, so that plots never average
+    points from different boards, workload shapes or ROI sizes."""
+    shapes = [k for k in SHAPE_PARAMS if len({r.get(k) for r in rows if r.get(k) not in (None, "")}) > 1]
+
     def base(r):
         parts = [r["backend"]] if with_backend else []
         if r.get("gem5.board"):
             parts.append(r["gem5.board"])
+        parts += [f"{k.split('.', 1)[1]}={r[k]}" for k in shapes if r.get(k) not in (None, "")]
         return r["kernel_variant"] + (f" ({', '.join(parts)})" if parts else "")
     sizes = {}
     for r in rows:
