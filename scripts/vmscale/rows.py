@@ -57,8 +57,9 @@ def _ops_per_thread(r):
         return None
 
 
-# workload parameters that change what a curve measures without changing its ROI size
-SHAPE_PARAMS = ("params.mmap_pct",)
+# workload parameters that change what a curve measures without changing its ROI size (fault:
+# thread 0's mapping share; pages per MADV_DONTNEED round, i.e. shoot-downs per fault)
+SHAPE_PARAMS = ("params.mmap_pct", "params.pages")
 
 
 def curve_labels(rows: list, with_backend: bool = True) -> list:
