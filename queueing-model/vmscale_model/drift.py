@@ -6,7 +6,8 @@ instruction per cycle, so a held-out point's extra cycles per operation split, r
   misses x (miss latency there - miss latency at the fitted count)   the distances and queues
   + misses' growth x the fitted latency                              new sharing or evictions
   + instructions' growth                                             spinning, IPIs handled
-The rest is what none of these counters holds.  Where the board is known, the latency's growth is
+The rest is what none of these counters holds: mostly a core halted while its thread sleeps (on a
+lock's wait queue, or idle while others run), or waiting on an IPI's delivery.  Where the board is known, the latency's growth is
 split into what its distances predict (the sockets and hotboard methods' R_bank) and the rest
 (queueing in directories and links).  Shoot-down IPIs received per operation are the guest's own
 count (vmstat nr_tlb_remote_flush_received), the work a broadcast shoot-down adds per core.
@@ -93,7 +94,7 @@ def line(ex: dict) -> str:
         if "board_latency" in d:
             lat += f" (board distances {_k(d['board_latency'])})"
         s = (f"at {n}: {_k(d['cycles'])} cycles/op = {lat}, misses {_k(d['misses'])}, "
-             f"instructions {_k(d['insts'])}, other {_k(d['rest'])}")
+             f"instructions {_k(d['insts'])}, unaccounted {_k(d['rest'])}")
         if math.isfinite(d["ipis_to"]) and d["ipis_to"] > 0:
             s += f"; shoot-down IPIs received {d['ipis_from']:.2f}->{d['ipis_to']:.2f}/op"
         if math.isfinite(d["llc_to"]) and d["llc_to"] >= 1:

@@ -109,7 +109,7 @@ def plot(rel: dict, stem: str) -> list:
     from vmscale.plots import save_figure
     if not rel:
         return []
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.4))
     for (cores, board), variants in rel.items():
         for v, by in variants.items():
             pcts = sorted(by)
@@ -117,17 +117,17 @@ def plot(rel: dict, stem: str) -> list:
     ax1.axhline(1.0, color="gray", lw=0.8)
     ax1.set(xlabel="share of thread 0's operations that are mmap+munmap (%)",
             ylabel="cycles per fault / the design's own at 0%")
-    ax1.set_title("vmscale: fault while thread 0 maps (faulting threads' cost)", fontsize=9)
+    ax1.set_title("vmscale: fault while thread 0 maps\n(the faulting threads' cycles per fault)", fontsize=9)
     p = published.FIG18
     for i, (label, value) in enumerate(p["ends"]):
         ax2.bar(i, value, color=f"C{i + 5}", label=f"{label}: {value:g}x")
     ax2.set_xticks(range(len(p["ends"])), [lab.split(" (")[0] for lab, _ in p["ends"]], fontsize=7)
     ax2.set(ylabel="cost relative to base, at the most mapping time")
-    ax2.set_title(f"published: {p['figure']}", fontsize=9)
+    ax2.set_title("published: Bonsai Figure 18, the end points its text states\n(not our data)", fontsize=9)
     for ax in (ax1, ax2):
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-    fig.text(0.5, -0.04, f"right: {p['source']}; {p['machine']}; as stated in the text (not our data; "
-             "its x axis is the time thread 0 spends mapping, ours the share of its operations)",
-             ha="center", fontsize=7, color="gray")
+    fig.text(0.5, -0.06, f"right: {p['source']};\n{p['machine']}; its x axis is the time one core spends "
+             "mapping, ours the share of thread 0's operations", ha="center", fontsize=7, color="gray")
+    fig.tight_layout()
     return save_figure(fig, stem)
