@@ -241,3 +241,12 @@ def test_a_case_traced_for_hot_lines_is_judged_by_the_hot_line_model_too():
     result = study.study(rows, 16, hotlines=late)
     assert "no hot-line trace at or below the fitted core counts (16)" in \
         result["refcount/stock/gem5"]["methods"]["hotlines"]["skipped"]
+
+
+def test_a_table_that_varies_a_workloads_shape_keeps_each_value_its_own_curve():
+    rows = [dict(r, workload="fault", **{"params.mmap_pct": pct}) for pct in ("0", "50") for r in _rows(2000.0, 150.0)]
+    by = study.curves(rows)
+    assert set(by) == {("fault", "stock mmap_pct=0", "gem5", ""), ("fault", "stock mmap_pct=50", "gem5", "")}
+    assert all(len(rs) == len(CORES) for rs in by.values())
+    # one value in the table: the variant as it is
+    assert set(study.curves([r for r in rows if r["params.mmap_pct"] == "0"])) == {("fault", "stock", "gem5", "")}

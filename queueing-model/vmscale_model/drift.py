@@ -16,13 +16,7 @@ from __future__ import annotations
 
 import math
 
-
-def _num(row: dict, key: str):
-    try:
-        v = float(row.get(key, "nan"))
-    except (TypeError, ValueError):
-        return math.nan
-    return v
+from vmscale_model.methods import _num
 
 
 def point(rows: list) -> dict:

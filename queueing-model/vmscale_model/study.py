@@ -21,16 +21,31 @@ from vmscale_model import drift
 from vmscale_model import fit as fitlib
 from vmscale_model import methods as methodslib
 
+# Workload parameters that change what a curve measures without changing its ROI size (fault:
+# thread 0's mapping share; pages per MADV_DONTNEED round, i.e. shoot-downs per fault).  Where a
+# table holds several values of one, each value is its own curve (here and in vmscale.rows' labels).
+SHAPE_PARAMS = ("params.mmap_pct", "params.pages")
+
+
+def varying_shapes(rows: list) -> list:
+    """The SHAPE_PARAMS that take more than one value in these rows."""
+    return [k for k in SHAPE_PARAMS if len({r.get(k) for r in rows if r.get(k) not in (None, "")}) > 1]
+
+
 def curves(rows: list) -> dict:
     """(workload, variant, backend, board) -> the successful rows of that curve.
 
     board is gem5's non-default options ('gem5.board', e.g. 'l2_assoc=64'; '' for the default
-    board and for other backends): points from different boards never join one curve."""
+    board and for other backends): points from different boards never join one curve.  Where
+    the table varies a shape parameter, the variant carries its value ('stock mmap_pct=50')."""
     out = {}
+    shapes = varying_shapes(rows)
     for r in rows:
         if str(r.get("ok", "True")) in ("False", "false", "0"):
             continue
-        key = (r["workload"], r["kernel_variant"], r.get("backend", ""), r.get("gem5.board") or "")
+        variant = " ".join([r["kernel_variant"]] + [f"{k.split('.', 1)[1]}={r[k]}" for k in shapes
+                                                    if r.get(k) not in (None, "")])
+        key = (r["workload"], variant, r.get("backend", ""), r.get("gem5.board") or "")
         out.setdefault(key, []).append(r)
     return out
 

@@ -57,17 +57,14 @@ def _ops_per_thread(r):
         return None
 
 
-# workload parameters that change what a curve measures without changing its ROI size (fault:
-# thread 0's mapping share; pages per MADV_DONTNEED round, i.e. shoot-downs per fault)
-SHAPE_PARAMS = ("params.mmap_pct", "params.pages")
-
-
 def curve_labels(rows: list, with_backend: bool = True) -> list:
     """A legend label per row, naming what makes a curve: the variant, the backend, gem5's
-    non-default board options, a SHAPE_PARAMS value where a table holds several, and the ops
+    non-default board options, a shape parameter's value where a table holds several
+    (vmscale_model.study.SHAPE_PARAMS), and the ops
     per thread when one curve was measured at several ROI sizes, so that plots never average
     points from different boards, workload shapes or ROI sizes."""
-    shapes = [k for k in SHAPE_PARAMS if len({r.get(k) for r in rows if r.get(k) not in (None, "")}) > 1]
+    from vmscale_model.study import varying_shapes
+    shapes = varying_shapes(rows)
 
     def base(r):
         parts = [r["backend"]] if with_backend else []
