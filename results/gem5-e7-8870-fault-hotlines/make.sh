@@ -4,17 +4,21 @@
 # its ROI traced (--gem5 hotlines=1: the trace changes no simulated figure) and `vmscale hotlines`
 # naming the lines (hotlines.txt, hotlines.csv): the stations of the hot-line model.  One run
 # directory per case, kept unless FRESH=1; COUNTS="10 20" and VARIANTS="stock" choose.  GEM5 must be set.
+# Every trace to 40 cores holds 2,560 faults (64 pages, 40 / cores rounds per thread, at least one: 4 at 10, as the curve's
+# points, 2 at 20): the rates per fault are the model's stations, and a trace's host time grows with its
+# events (a 10-core trace is ~3x the untraced case).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-fault-hotlines
 for n in ${COUNTS:-10}; do
   for v in ${VARIANTS:-stock rwlock rcu}; do
     d=$out/$(printf %03dc $n)-fault-$v
+    iters=$(( n >= 40 ? 1 : 40 / n ))
     [ "${FRESH:-0}" = 0 ] && [ -f "$d/manifest.json" ] && continue
     rm -rf "$d"
     .venv/bin/vmscale checkpoint --cores $n --gem5 board=e7-8870
     .venv/bin/vmscale run --backend gem5 --cores $n --gem5 board=e7-8870 --gem5 hotlines=1 --workload fault \
-        --kernel-variant $v --param fault.iters=4 --param fault.pages=64 --param fault.mmap_pct=0 --out "$d"
+        --kernel-variant $v --param fault.iters=$iters --param fault.pages=64 --param fault.mmap_pct=0 --out "$d"
     .venv/bin/vmscale hotlines "$d" --top 8 > "$d/hotlines.txt"
     # the trace kept as xz: a third of gzip's size (`vmscale hotlines` reads either)
     (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini && zcat hotlines.events.gz | xz -9 -T1 \
