@@ -250,3 +250,14 @@ def test_a_table_that_varies_a_workloads_shape_keeps_each_value_its_own_curve():
     assert all(len(rs) == len(CORES) for rs in by.values())
     # one value in the table: the variant as it is
     assert set(study.curves([r for r in rows if r["params.mmap_pct"] == "0"])) == {("fault", "stock", "gem5", "")}
+
+
+def test_a_shape_that_only_tells_workloads_apart_names_no_curve():
+    # fault re-arms every 64 pages, local maps 1: one value per workload, so neither label carries it
+    # (a curve's hot-line trace is matched by its variant's name)
+    rows = ([dict(r, workload="fault", **{"params.pages": "64"}) for r in _rows(2000.0, 150.0)]
+            + [dict(r, workload="local", **{"params.pages": "1"}) for r in _rows(2000.0, 150.0)])
+    assert set(study.curves(rows)) == {("fault", "stock", "gem5", ""), ("local", "stock", "gem5", "")}
+    both = rows + [dict(r, **{"params.pages": "256"}) for r in rows if r["workload"] == "fault"]
+    assert set(study.curves(both)) == {("fault", "stock pages=64", "gem5", ""), ("fault", "stock pages=256", "gem5", ""),
+                                       ("local", "stock", "gem5", "")}

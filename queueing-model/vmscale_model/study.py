@@ -27,9 +27,14 @@ from vmscale_model import methods as methodslib
 SHAPE_PARAMS = ("params.mmap_pct", "params.pages")
 
 
-def varying_shapes(rows: list) -> list:
-    """The SHAPE_PARAMS that take more than one value in these rows."""
-    return [k for k in SHAPE_PARAMS if len({r.get(k) for r in rows if r.get(k) not in (None, "")}) > 1]
+def varying_shapes(rows: list) -> dict:
+    """workload -> the SHAPE_PARAMS that take more than one value in its rows (a parameter that
+    only tells two workloads apart, such as fault's 64 pages and local's 1, names no curve)."""
+    by = {}
+    for r in rows:
+        by.setdefault(r.get("workload"), []).append(r)
+    return {w: [k for k in SHAPE_PARAMS if len({r.get(k) for r in rs if r.get(k) not in (None, "")}) > 1]
+            for w, rs in by.items()}
 
 
 def curves(rows: list) -> dict:
@@ -43,7 +48,7 @@ def curves(rows: list) -> dict:
     for r in rows:
         if str(r.get("ok", "True")) in ("False", "false", "0"):
             continue
-        variant = " ".join([r["kernel_variant"]] + [f"{k.split('.', 1)[1]}={r[k]}" for k in shapes
+        variant = " ".join([r["kernel_variant"]] + [f"{k.split('.', 1)[1]}={r[k]}" for k in shapes[r["workload"]]
                                                     if r.get(k) not in (None, "")])
         key = (r["workload"], variant, r.get("backend", ""), r.get("gem5.board") or "")
         out.setdefault(key, []).append(r)

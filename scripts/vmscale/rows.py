@@ -70,7 +70,8 @@ def curve_labels(rows: list, with_backend: bool = True) -> list:
         parts = [r["backend"]] if with_backend else []
         if r.get("gem5.board"):
             parts.append(r["gem5.board"])
-        parts += [f"{k.split('.', 1)[1]}={r[k]}" for k in shapes if r.get(k) not in (None, "")]
+        parts += [f"{k.split('.', 1)[1]}={r[k]}" for k in shapes.get(r.get("workload"), [])
+                  if r.get(k) not in (None, "")]
         return r["kernel_variant"] + (f" ({', '.join(parts)})" if parts else "")
     sizes = {}
     for r in rows:
