@@ -1,0 +1,34 @@
+#!/bin/bash
+# The reference board's sockets doubled: 160 cores, sixteen sockets of ten (a machine the seeds did
+# not have: the sockets topology's Moebius ladder, 3 links per socket as on the eight-socket Xeon, so
+# every other socket is 1 to 4 hops away: 3 at one, 4 at two, 4 at three, 4 at four), for the
+# model's 8x point beyond two sockets.  The cases of results/gem5-e7-8870-80c with the same
+# parameters, kernel and image (refcount: 2,000 pairs per thread in chunks of 100; fault: four rounds
+# of 64 pages; local under per-core RadixVM: 40 rounds, as results/gem5-e7-8870-fig5's
+# sweep-local-80-percore), so that each point joins its curve.  One run directory per case, all
+# restored from one checkpoint (the boot: ~1.5 host hours, resumable in legs); a case with a manifest
+# is kept unless FRESH=1.  CASES="refcount-stock ..." runs only those.  GEM5 must be set.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=results/gem5-e7-8870-160c
+n=160
+all="refcount-stock refcount-refcache refcount-percpu-ref local-radixvm-percore fault-stock fault-rcu fault-rwlock"
+for c in ${CASES:-$all}; do
+  w=${c%%-*} v=${c#*-}
+  case $w in
+    refcount) params=(--param refcount.iters=2000 --param refcount.chunk=100) ;;
+    fault) params=(--param fault.iters=4 --param fault.pages=64 --param fault.mmap_pct=0) ;;
+    local) params=(--param local.iters=40) ;;
+    *) echo "make.sh: unknown case $c (one of: $all)" >&2; exit 2 ;;
+  esac
+  d=$out/$(printf %03dc $n)-$c
+  [ "${FRESH:-0}" = 0 ] && [ -f "$d/manifest.json" ] && continue
+  rm -rf "$d"
+  .venv/bin/vmscale checkpoint --cores $n --gem5 board=e7-8870 --max-host-seconds 2400
+  .venv/bin/vmscale run --backend gem5 --cores $n --gem5 board=e7-8870 --workload "$w" --kernel-variant "$v" \
+      "${params[@]}" --out "$d"
+  (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini)
+done
+[ -n "${CASES:-}" ] && exit 0
+.venv/bin/vmscale collect --restat "$out"/160c-* -o "$out/table.csv"
+.venv/bin/vmscale report "$out/table.csv" --out "$out/report"
