@@ -17,9 +17,10 @@ note="gem5 v24.0.0.1 Timing+Ruby MESI_Two_Level, board=e7-8870, window throughpu
     $fig5/jobs/* $fig5/sweep-20/jobs/* $fig5/sweep-local-40/jobs/* $fig5/sweep-local-80/jobs/* \
     $fig5/sweep-local-80-percore/jobs/* $scr/jobs/* $scr/sweep-20/jobs/* $scr/sweep-40/jobs/* -o "$out/table.csv"
 .venv/bin/vmscale report "$out/table.csv" --out "$out/report"
-# hot-line traces on the reference board (fault and the shared atomic at 10 cores, the shared atomic at 20
-# and 40): the study uses a curve's largest traced count not above its fitted ones
-traces=$(ls results/gem5-e7-8870-fault-hotlines/0*c-*/hotlines.csv results/gem5-e7-8870-handover/0*c-*/hotlines.csv)
+# hot-line traces on the reference board (fault at 10 and 20 cores, the shared atomic at 10, 20 and 40,
+# local/stock at 10 and 20): the study uses a curve's largest traced count not above its fitted ones
+traces=$(ls results/gem5-e7-8870-{fault,local}-hotlines/0*c-*/hotlines.csv results/gem5-e7-8870-handover/0*c-*/hotlines.csv \
+         2>/dev/null || true)
 for n in 10 20; do
   .venv/bin/vmscale model study "$out/table.csv" --train-max $n --min-points 5 --out "$out/study-$n" --note "$note" \
       --hotlines $traces
