@@ -1,7 +1,8 @@
 #!/bin/bash
 # The lines RadixVM Figure 5's `local` moves under Linux 6.12 (stock) on the reference board at 10
-# and 20 cores (one and two sockets; results/gem5-e7-8870-fig5's parameters: 40 mmap/write/munmap
-# rounds per thread of one page), its ROI traced (--gem5 hotlines=1: the trace changes no simulated
+# and 20 cores (one and two sockets; one page per mmap/write/munmap round, results/gem5-e7-8870-fig5's
+# 40 rounds per thread at 10 cores and 400 / cores from there, so that every trace holds 400 rounds: a
+# round at 20 costs ~3.7x one at 10, and the 10-core trace took 1,640 host s), its ROI traced (--gem5 hotlines=1: the trace changes no simulated
 # figure) and `vmscale hotlines` naming the lines (hotlines.txt, hotlines.csv): the stations of the
 # hot-line model for local/stock.  One run directory per case, kept unless FRESH=1; COUNTS="10" and
 # VARIANTS="stock radixvm" choose.  GEM5 must be set.
@@ -11,14 +12,17 @@ out=results/gem5-e7-8870-local-hotlines
 for n in ${COUNTS:-10 20}; do
   for v in ${VARIANTS:-stock}; do
     d=$out/$(printf %03dc $n)-local-$v
+    iters=$(( n >= 400 ? 1 : 400 / n ))
     [ "${FRESH:-0}" = 0 ] && [ -f "$d/manifest.json" ] && continue
     rm -rf "$d"
     .venv/bin/vmscale checkpoint --cores $n --gem5 board=e7-8870
     .venv/bin/vmscale run --backend gem5 --cores $n --gem5 board=e7-8870 --gem5 hotlines=1 --workload local \
-        --kernel-variant $v --param local.iters=40 --out "$d"
+        --kernel-variant $v --param local.iters=$iters --out "$d"
     .venv/bin/vmscale hotlines "$d" --top 8 > "$d/hotlines.txt"
-    # the trace kept as xz: a third of gzip's size (`vmscale hotlines` reads either)
+    # the trace kept as xz (a third of gzip's size; `vmscale hotlines` reads either), in 4 MiB parts so that
+    # no tracked file reaches 5 MiB: `cat hotlines.events.xz.part-* > hotlines.events.xz` to read it again
     (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini && zcat hotlines.events.gz | xz -9 -T1 \
-        > hotlines.events.xz && rm hotlines.events.gz)
+        > hotlines.events.xz && rm hotlines.events.gz && split -b 4M hotlines.events.xz hotlines.events.xz.part- \
+        && rm hotlines.events.xz)
   done
 done
