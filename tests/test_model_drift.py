@@ -55,6 +55,10 @@ def test_the_threads_creation_and_exit_are_not_the_rois_shoot_downs():
     row = {"threads": "80", "vmstat.nr_tlb_remote_flush": "478", "vmstat.nr_tlb_remote_flush_received": "31727"}
     assert drift.roi_ipis(row) == pytest.approx(31727 * 319 / 478)
     assert drift.roi_ipis({"threads": "80"}) != drift.roi_ipis({"threads": "80"})    # nan without counts
+    # a harness whose threads wait for the process's exit adds none: every shoot-down is the ROI's
+    row = {"threads": "4", "threads_end": "parked", "vmstat.nr_tlb_remote_flush": "8",
+           "vmstat.nr_tlb_remote_flush_received": "17"}
+    assert drift.roi_ipis(row) == 17
 
 
 def test_no_account_without_the_counters():

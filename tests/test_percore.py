@@ -74,6 +74,10 @@ def test_percore_8_vcpus(qemu_ready, tmp_path):
     pc, sh = rows[("radixvm-percore", "local")]["vmstat"], rows[("radixvm", "local")]["vmstat"]
     assert pc["radix_munmap"] >= 8 * 300 and pc["radix_shootdowns"] == 0, pc
     assert pc["radix_local_flushes"] >= 8 * 300, pc
+    # and the whole run sent no shoot-down at all: the harness's threads wait, alive, for the
+    # process's exit (its row says so), so no thread's exit gives back its stack with one
+    assert rows[("radixvm-percore", "local")]["threads_end"] == "parked"
+    assert pc["nr_tlb_remote_flush"] == 0, pc
     assert sh["radix_shootdowns"] >= sh["radix_munmap"] >= 8 * 300, sh
     assert sh["radix_shootdown_targets"] >= sh["radix_shootdowns"] and sh["radix_shootdown_cycles"] > 0
     # pipeline and global share pages between CPUs: per-core tables shoot down the CPUs

@@ -11,9 +11,10 @@ lock's wait queue, or idle while others run), or waiting on an IPI's delivery.  
 split into what its distances predict (the sockets and hotboard methods' R_bank) and the rest
 (queueing in directories and links).  Shoot-down IPIs received per operation are the guest's own
 count (vmstat nr_tlb_remote_flush_received), the work a broadcast shoot-down adds per core, less
-the shoot-downs of the threads' creation and exit: the harness's vmstat delta spans them, and every
-record at 10 cores and more sends 2N - 1 of them whatever its rounds (local under per-core
-RadixVM sends exactly those; fault 2N - 1 plus one per thread and round).
+the shoot-downs of the threads' exit: the harness's vmstat delta spanned them until its threads
+waited for the process's exit (session 35), and every record before that at 10 cores and more
+sends 2N - 1 of them whatever its rounds (local under per-core RadixVM sends exactly those; fault
+2N - 1 plus one per thread and round).
 """
 from __future__ import annotations
 
@@ -24,15 +25,17 @@ from vmscale_model.methods import _num
 
 def roi_ipis(row: dict) -> float:
     """Shoot-down IPIs received in the ROI: the run's count scaled by the share of shoot-downs sent
-    that are not the 2N - 1 of the threads' creation and exit (outside the ROI, inside vmstat's delta).
-    A lower bound below 10 cores, where some of those find no other CPU to interrupt."""
+    that are not the 2N - 1 of the threads' exit (outside the ROI, inside vmstat's delta; a lower
+    bound below 10 cores, where some of those find no other CPU to interrupt).  A row whose threads
+    waited for the process's exit (threads_end = parked, the harness since session 35) has none."""
     recv, sent = _num(row, "vmstat.nr_tlb_remote_flush_received"), _num(row, "vmstat.nr_tlb_remote_flush")
     n = _num(row, "threads")
     if not math.isfinite(n):
         n = _num(row, "cores")
     if not (math.isfinite(recv) and math.isfinite(sent) and math.isfinite(n)):
         return math.nan
-    return recv * max(sent - (2 * n - 1), 0) / sent if sent > 0 else 0.0
+    exits = 0 if row.get("threads_end") == "parked" else 2 * n - 1
+    return recv * max(sent - exits, 0) / sent if sent > 0 else 0.0
 
 
 def point(rows: list) -> dict:
