@@ -47,7 +47,7 @@ def test_the_extra_cycles_split_into_latency_misses_instructions_and_the_rest():
     assert "from 10 cores" in text and "+40.0k cycles/op" in text and "0.10->0.60/op" in text
 
 
-def test_the_threads_creation_and_exit_are_not_the_rois_shoot_downs():
+def test_the_threads_exits_are_not_the_rois_shoot_downs():
     # local under per-core RadixVM at 80 cores: 159 = 2N - 1 sent, none of them in the ROI
     row = {"threads": "80", "vmstat.nr_tlb_remote_flush": "159", "vmstat.nr_tlb_remote_flush_received": "12120"}
     assert drift.roi_ipis(row) == 0

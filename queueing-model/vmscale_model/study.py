@@ -37,6 +37,12 @@ def varying_shapes(rows: list) -> dict:
             for w, rs in by.items()}
 
 
+def shape_parts(row: dict, shapes: dict) -> list:
+    """'name=value' of each shape parameter that varies within the row's workload (varying_shapes)."""
+    return [f"{k.split('.', 1)[1]}={row[k]}" for k in shapes.get(row.get("workload"), [])
+            if row.get(k) not in (None, "")]
+
+
 def curves(rows: list) -> dict:
     """(workload, variant, backend, board) -> the successful rows of that curve.
 
@@ -48,8 +54,7 @@ def curves(rows: list) -> dict:
     for r in rows:
         if str(r.get("ok", "True")) in ("False", "false", "0"):
             continue
-        variant = " ".join([r["kernel_variant"]] + [f"{k.split('.', 1)[1]}={r[k]}" for k in shapes[r["workload"]]
-                                                    if r.get(k) not in (None, "")])
+        variant = " ".join([r["kernel_variant"]] + shape_parts(r, shapes))
         key = (r["workload"], variant, r.get("backend", ""), r.get("gem5.board") or "")
         out.setdefault(key, []).append(r)
     return out

@@ -63,15 +63,14 @@ def curve_labels(rows: list, with_backend: bool = True) -> list:
     (vmscale_model.study.SHAPE_PARAMS), and the ops
     per thread when one curve was measured at several ROI sizes, so that plots never average
     points from different boards, workload shapes or ROI sizes."""
-    from vmscale_model.study import varying_shapes
+    from vmscale_model.study import shape_parts, varying_shapes
     shapes = varying_shapes(rows)
 
     def base(r):
         parts = [r["backend"]] if with_backend else []
         if r.get("gem5.board"):
             parts.append(r["gem5.board"])
-        parts += [f"{k.split('.', 1)[1]}={r[k]}" for k in shapes.get(r.get("workload"), [])
-                  if r.get(k) not in (None, "")]
+        parts += shape_parts(r, shapes)
         return r["kernel_variant"] + (f" ({', '.join(parts)})" if parts else "")
     sizes = {}
     for r in rows:
