@@ -118,6 +118,10 @@ def on_workbegin():
     if a.hotlines:
         hotlines_mark("begin")
         m5.debug.flags["ProtocolTrace"].enable()
+    if a.roi_profile:
+        roi_mark("profile-rois.txt", "begin")
+        profiled["roi"] = True
+        profile_window(start=True)
     return False
 
 
@@ -125,6 +129,10 @@ def on_workend():
     if a.hotlines:
         m5.debug.flags["ProtocolTrace"].disable()
         hotlines_mark("end")
+    if a.roi_profile:
+        profiled["roi"] = False
+        exec_trace(False)
+        roi_mark("profile-rois.txt", "end")
     m5.stats.dump()
     progress_line("ROI ends: stats dumped")
     if switching and processor.use(TAIL):
@@ -149,7 +157,11 @@ def hotlines_start():
 
 
 def hotlines_mark(word):
-    with open(os.path.join(m5.options.outdir, "hotlines-rois.txt"), "a") as f:
+    roi_mark("hotlines-rois.txt", word)
+
+
+def roi_mark(name, word):
+    with open(os.path.join(m5.options.outdir, name), "a") as f:
         f.write(f"{word} {m5.curTick()}\n")
 
 
@@ -188,9 +200,38 @@ def on_period():
     return False
 
 
-def on_window_end():
+def exec_trace(on: bool):
     for f in EXEC_FLAGS:
-        m5.debug.flags[f].disable()
+        if on:
+            m5.debug.flags[f].enable()
+        else:
+            m5.debug.flags[f].disable()
+
+
+# --roi-profile: inside each ROI, a window of --roi-profile ns traced every ROI_PROFILE_PERIOD.
+# A scheduled exit cannot be withdrawn, so each remembers the tick it was set for: one left over
+# from an earlier ROI (or window) fires at another tick and is ignored.
+profiled = {"roi": False, "on": False, "due": None}
+
+
+def profile_window(start=False):
+    if start:
+        profiled["on"] = False
+    elif m5.curTick() != profiled["due"] or not profiled["roi"]:
+        return
+    window = int(a.roi_profile * 1000)        # ns -> ticks
+    profiled["on"] = not profiled["on"]
+    exec_trace(profiled["on"])
+    wait = window if profiled["on"] else int(options.ROI_PROFILE_PERIOD * 1e12) - window
+    profiled["due"] = m5.curTick() + wait
+    m5.scheduleTickExitFromCurrent(wait)
+
+
+def on_window_end():
+    if a.roi_profile:
+        profile_window()
+    else:
+        exec_trace(False)
     return False
 
 
@@ -206,6 +247,9 @@ simulator = Simulator(board=board, max_ticks=1000 if switching else PERIOD,
                       })
 if a.hotlines:
     hotlines_start()
+if a.roi_profile:
+    m5.trace.output("trace.out.gz")
+    Path(m5.options.outdir, "profile-rois.txt").write_text("")
 simulator.run()
 cause = simulator.get_last_exit_event_cause()
 print(f"vmscale_fs: exit cause={cause!r} tick={simulator.get_current_tick()} "

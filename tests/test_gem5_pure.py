@@ -264,6 +264,10 @@ def _args(tmp_path, *extra):
     (["--cores", "8", "--cpu", "o3", "--tail-cpu", "timing"], "needs --mode restore"),
     (["--cores", "8", "--memory-system", "none", "--cpu", "o3", "--tail-cpu", "timing", "--mode", "restore",
       "--checkpoint-dir", "x"], "needs --mode restore, Ruby"),
+    (["--cores", "8", "--roi-profile", "500", "--hotlines", "1"], "all use gem5's trace output"),
+    (["--cores", "8", "--roi-profile", "200000"], "--roi-profile 200000: ns traced per 100 us"),
+    (["--cores", "2", "--roi-profile", "500", "--mode", "checkpoint", "--checkpoint-dir", "x", "--cpu", "atomic"],
+     "of a restored run's ROIs"),
 ])
 def test_options_refuse_bad_runs_before_gem5(tmp_path, extra, message):
     with pytest.raises(limits.ConfigError, match=message):

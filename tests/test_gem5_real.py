@@ -1,6 +1,7 @@
 """gem5 itself: these run only with GEM5=/path/to/gem5.opt (a v24 X86 build with MESI_Two_Level)."""
 
 import csv
+import gzip
 import json
 import os
 import re
@@ -218,3 +219,30 @@ def test_a_boot_cut_at_its_host_limit_is_saved_and_resumed(kernel_built, tmp_pat
     r = vmscale("run", "--backend", "gem5", "--cores", 1, *board, "--workload", "local", "--param", "iters=5",
                 "--out", tmp_path / "g", timeout=3600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+
+
+def test_a_profiled_roi_is_sampled_by_symbol_and_its_figures_are_the_untraced_runs(remade, tmp_path):
+    """`--gem5 roi_profile=N` traces N ns of every CPU's instructions every 100 us inside each ROI
+    only, and changes no simulated figure: the record's cases again, profiled instead of traced,
+    give the re-made run's ticks; `vmscale threads` names the sampled kernel code per case."""
+    _, _, again, _ = remade
+    out = tmp_path / "profiled"
+    r = vmscale("run", "--backend", "gem5", "--cores", 2, "--workload", "refcount", "--kernel-variant",
+                "stock,refcache", "--param", "refcount.iters=4000", "--param", "refcount.chunk=1000",
+                "--gem5", "roi_profile=500", "--out", out, timeout=3600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    ticks = {row["kernel_variant"]: row["gem5.sim_ticks"]
+             for row in map(json.loads, (again / "results.jsonl").read_text().splitlines())}
+    for row in map(json.loads, (out / "results.jsonl").read_text().splitlines()):
+        assert row["gem5.sim_ticks"] == ticks[row["kernel_variant"]], row["kernel_variant"]
+    rois = [tuple(int(line.split()[1]) for line in pair)
+            for pair in zip(*[iter((out / "m5out" / "profile-rois.txt").read_text().splitlines())] * 2)]
+    assert len(rois) == 2
+    with gzip.open(out / "m5out" / "trace.out.gz", "rt") as f:
+        traced = [int(line.split(":")[0]) for line in f if ": board.processor.cores" in line]
+    assert traced and all(any(b <= t <= e for b, e in rois) for t in traced)
+    r = vmscale("threads", out)
+    assert r.returncode == 0, r.stderr
+    samples = list(csv.DictReader(open(out / "symbols.csv")))
+    assert {s["variant"] for s in samples} == {"stock", "refcache"}
+    assert any(not s["symbol"].startswith(("user", "kernel:")) for s in samples)   # kernel code, named

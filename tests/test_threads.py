@@ -31,7 +31,7 @@ def test_threads_are_their_cores_by_socket():
     result = json.loads(next(line.split(" ", 1)[1] for line in (R80 / "console.log").read_text().splitlines()
                              if line.startswith("VMSCALE-RESULT {")))
     assert [t["cycles"] for t in ts] == [float(c) for c in result["thread_cycles"]]
-    assert case["socket_cores"] == 10 and [t["socket"] for t in ts] == [i // 10 for i in range(80)]
+    assert case["per_socket"] == 10 and [t["socket"] for t in ts] == [i // 10 for i in range(80)]
     # the spread the collected row carries (stats.summary, computed apart) is these threads' instructions'
     row = json.loads((R80 / "results.jsonl").read_text().splitlines()[0])
     insts = [t["insts"] for t in ts]
@@ -66,3 +66,39 @@ def test_a_run_directory_without_stats_is_refused(tmp_path):
         threads.load(tmp_path)
     r = vmscale("threads", str(tmp_path))
     assert r.returncode != 0 and "no m5out/stats" in r.stderr
+
+
+PROFILED = ROOT / "tests/fixtures/gem5/roi-profile-2c"
+
+
+def test_a_profiled_run_is_sampled_by_symbol_inside_its_roi_only():
+    (case,) = threads.load(PROFILED)
+    symbols = case["symbols"]
+    assert set(symbols) == {0, 1}
+    (begin, end), = [tuple(int(line.split()[1]) for line in pair) for pair in
+                     zip(*[iter((PROFILED / "m5out/profile-rois.txt").read_text().splitlines())] * 2)]
+    import gzip
+    with gzip.open(PROFILED / "m5out/trace.out.gz", "rt") as f:
+        inside = sum(1 for line in f if ": board.processor.cores" in line and begin <= int(line.split(":")[0]) <= end)
+    assert sum(sum(c.values()) for c in symbols.values()) == inside > 0
+    # the RadixVM fault path is kernel code gem5 named from the run's vmlinux
+    assert any(s.startswith("vr_") for c in symbols.values() for s in c)
+    gaps = threads.slower_by_symbol(case["threads"], symbols)
+    assert gaps and all(slow > fast for _, slow, fast in gaps)
+
+
+def test_sampled_lines_outside_every_roi_are_dropped():
+    lines = ["100: board.processor.cores1.core: 0xffffffff81000000 @vr_fault+3    : mov",
+             "250: board.processor.cores0.core: 0x401000    : ret",
+             "900: board.processor.cores0.core: 0xffffffff81000010 @vr_fault+9    : mov",
+             "      0: board.pc.south_bridge.cmos.rtc: Real-time clock set"]
+    (a, b) = threads.sampled(lines, [(0, 200), (240, 300)])
+    assert a == {1: {"vr_fault": 1}} and b == {0: {"user": 1}}
+
+
+def test_the_command_writes_the_samples(tmp_path):
+    r = vmscale("threads", str(PROFILED), "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert "the symbols the slower half of the threads ran more of" in r.stdout
+    rows = (tmp_path / "symbols.csv").read_text().splitlines()
+    assert rows[0] == "case,variant,workload,cpu,symbol,samples" and len(rows) > 10

@@ -6,17 +6,23 @@ more of them) or one that executes more (a spin or retry loop that hits in its L
 So each thread's cycles (the harness's `thread_cycles`: thread i is pinned to CPU i) are set
 beside its core's committed instructions and L1 demand misses in the case's ROI dump, and fitted
 by least squares on each: a slope near the CPI of L1-hit code with r near 1 on instructions says
-the slow threads execute more; on misses, that they wait on lines; a core busy for a small share
-of its thread's cycles, that the thread sleeps (a sleeping lock: neither fit then explains it).
+the slow threads execute more; on misses, that they wait on lines; a core busy (not halted) for a
+small share of the ROI, that its thread sleeps (a sleeping lock: neither fit then explains it).
 
-Pure logic over one dump and one result (per_thread, by_socket, fits); `load` reads a run
-directory.
+A run made with `--gem5 roi_profile=N` also traced N ns of every CPU's instructions every 100 us
+of each ROI, with the kernel symbol of each: each thread's sampled instructions by symbol, and
+the symbols the slower half of the threads executed more of than the faster half (per thread),
+name what the slow ones do.
+
+Pure logic over one dump and one result (per_thread, by_socket, fits, sampled, slower_by_symbol);
+`load` reads a run directory.
 """
 
 import gzip
 import json
 import math
 import re
+from collections import Counter
 from pathlib import Path
 
 from vmscale.errors import VmscaleError
@@ -25,10 +31,11 @@ _CORE = re.compile(r"board\.processor\.(?:cores|start|switch)(\d*)\.core\.(.+)")
 _L1 = re.compile(r"board\.cache_hierarchy\.ruby_system\.l1_controllers(\d*)\.(L1[DI]cache\.m_demand_misses)")
 
 
-def per_thread(dump: dict, thread_cycles: list, socket_cores: int = 0) -> list:
-    """One row per thread: thread, cpu, socket (cpu // socket_cores; 0 without sockets), its
-    cycles, and its core's committed instructions, busy cycles and L1 demand misses (I + D)."""
-    insts, busy, misses = {}, {}, {}
+def per_thread(dump: dict, thread_cycles: list, per_socket: int = 0) -> list:
+    """One row per thread: thread, cpu, socket (cpu // per_socket; 0 without sockets), its
+    cycles, and its core's committed instructions, busy (not halted) and ROI cycles and L1 demand
+    misses (I + D)."""
+    insts, busy, misses, roi = {}, {}, {}, {}
     for k, v in dump.items():
         m = _CORE.fullmatch(k)
         if m and isinstance(v, float):
@@ -37,6 +44,8 @@ def per_thread(dump: dict, thread_cycles: list, socket_cores: int = 0) -> list:
                 insts[cpu] = v
             elif m[2] == "exec_context.thread_0.numBusyCycles":
                 busy[cpu] = v
+            elif m[2] == "numCycles":
+                roi[cpu] = v
             continue
         m = _L1.fullmatch(k)
         if m and isinstance(v, float):
@@ -49,8 +58,9 @@ def per_thread(dump: dict, thread_cycles: list, socket_cores: int = 0) -> list:
         if t not in insts:
             raise VmscaleError(f"thread {t} ran on CPU {t}, which the ROI dump has no core for "
                                f"({len(insts)} cores)")
-        out.append({"thread": t, "cpu": t, "socket": t // socket_cores if socket_cores else 0,
+        out.append({"thread": t, "cpu": t, "socket": t // per_socket if per_socket else 0,
                     "cycles": float(cycles), "insts": insts[t], "busy_cycles": busy.get(t, math.nan),
+                    "roi_cycles": roi.get(t, math.nan),
                     "l1_misses": misses.get(t, math.nan)})
     return out
 
@@ -84,8 +94,56 @@ def by_socket(threads: list) -> list:
     out = []
     for s in sorted({t["socket"] for t in threads}):
         ts = [t for t in threads if t["socket"] == s]
-        mean = {k: sum(t[k] for t in ts) / len(ts) for k in ("cycles", "insts", "busy_cycles", "l1_misses")}
+        mean = {k: sum(t[k] for t in ts) / len(ts)
+                for k in ("cycles", "insts", "busy_cycles", "roi_cycles", "l1_misses")}
         out.append({"socket": s, "threads": len(ts), **mean})
+    return out
+
+
+def sampled(lines, rois: list) -> list:
+    """Exec-trace lines -> one {cpu: Counter(symbol)} per ROI (rois: [(begin, end) ticks]);
+    user-mode PCs count as 'user', kernel PCs gem5 could not name as 'kernel:PC'."""
+    from vmscale_gem5.profile import TRACE_LINE
+    out = [{} for _ in rois]
+    for line in lines:
+        m = TRACE_LINE.match(line)
+        if not m:
+            continue
+        tick, cpu, pc, sym = int(m[1]), int(m[2] or 0), m[3], m[4]
+        i = next((i for i, (b, e) in enumerate(rois) if b <= tick <= e), None)
+        if i is None:
+            continue
+        if not sym:
+            sym = "user" if int(pc, 16) < 1 << 47 else f"kernel:{pc}"
+        out[i].setdefault(cpu, Counter())[sym] += 1
+    return out
+
+
+def slower_by_symbol(threads: list, symbols: dict, top: int = 5) -> list:
+    """The symbols the slower half of the threads (by cycles) executed more of than the faster
+    half, in sampled instructions per thread: [(symbol, slower, faster)], largest gap first."""
+    ranked = sorted(threads, key=lambda t: t["cycles"])
+    half = len(ranked) // 2
+    if not half:
+        return []
+    fast, slow = ranked[:half], ranked[-half:]
+
+    def mean(group, sym):
+        return sum(symbols.get(t["cpu"], Counter())[sym] for t in group) / len(group)
+    syms = {s for t in ranked for s in symbols.get(t["cpu"], {})}
+    gaps = [(s, mean(slow, s), mean(fast, s)) for s in syms]
+    return sorted([g for g in gaps if g[1] > g[2]], key=lambda g: g[2] - g[1])[:top]
+
+
+def _rois(path: Path) -> list:
+    out, begin = [], None
+    for line in path.read_text().splitlines():
+        word, tick = line.split()
+        if word == "begin":
+            begin = int(tick)
+        elif begin is not None:
+            out.append((begin, int(tick)))
+            begin = None
     return out
 
 
@@ -105,21 +163,32 @@ def load(run_dir) -> list:
     if len(dumps) not in (len(done), len(done) + 1):
         raise VmscaleError(f"{run_dir}: {len(dumps)} stats dump(s) for {len(done)} case(s) with results: "
                            "cannot tell which ROI is whose")
-    socket_cores = 0
+    per_socket = 0
     manifest = run_dir / "manifest.json"
     if manifest.is_file():
-        values = json.loads(manifest.read_text()).get("board_values") or {}
-        if values.get("topology") == "sockets":
-            socket_cores = int(values.get("socket_cores") or 0)
+        from vmscale.backends.gem5 import board_of
+        m = json.loads(manifest.read_text())
+        a = board_of(m.get("gem5_options") or {}).namespace(int(m["cores"]))
+        if a.topology == "sockets":
+            per_socket = a.socket_cores
+    trace, marks = run_dir / "m5out" / "trace.out.gz", run_dir / "m5out" / "profile-rois.txt"
+    profiles = None
+    if trace.is_file() and marks.is_file():
+        rois = _rois(marks)
+        if len(rois) != len(done):
+            raise VmscaleError(f"{run_dir}: {len(rois)} profiled ROI(s) for {len(done)} case(s) with results")
+        with gzip.open(trace, "rt", errors="replace") as f:
+            profiles = sampled(f, rois)
     out = []
-    for cid, dump in zip(done, dumps):
+    for i, (cid, dump) in enumerate(zip(done, dumps)):
         case = parsed.cases[cid]
         tc = case.result.get("thread_cycles")
         if not tc:
             raise VmscaleError(f"{run_dir}: case {cid} ({case.variant}/{case.workload}) has no thread_cycles "
                                "in its result (a harness older than per-thread cycles)")
         out.append({"case": cid, "variant": case.variant, "workload": case.workload,
-                    "socket_cores": socket_cores, "threads": per_thread(dump, tc, socket_cores)})
+                    "per_socket": per_socket, "threads": per_thread(dump, tc, per_socket),
+                    "symbols": profiles[i] if profiles is not None else None})
     return out
 
 
@@ -133,15 +202,37 @@ def render(cases: list) -> str:
         if "l1_misses" in f:
             fm = f["l1_misses"]
             lines.append(f"  cycles on L1 misses: {fm['slope']:.0f} cycles per miss, r {fm['r']:.3f}")
-        lines.append("  socket  threads  cycles (mean)  instructions  L1 misses  core busy")
+        lines.append("  socket  threads  cycles (mean)  instructions  L1 misses  busy (ROI)")
         for s in by_socket(c["threads"]):
             lines.append(f"  {s['socket']:>6}  {s['threads']:>7}  {s['cycles']:>13,.0f}  {s['insts']:>12,.0f}"
-                         f"  {s['l1_misses']:>9,.0f}  {s['busy_cycles'] / s['cycles']:>8.0%}")
+                         f"  {s['l1_misses']:>9,.0f}  {s['busy_cycles'] / s['roi_cycles']:>9.0%}")
+        if c.get("symbols") is not None:
+            lines.append("  sampled instructions (roi_profile): the symbols the slower half of the threads ran more of, "
+                         "per thread (slower vs faster half)")
+            for sym, slow, fast in slower_by_symbol(c["threads"], c["symbols"]):
+                lines.append(f"    {sym:<40} {slow:>8.0f} vs {fast:>8.0f}")
+            for s in by_socket(c["threads"]):
+                total = Counter()
+                for t in c["threads"]:
+                    if t["socket"] == s["socket"]:
+                        total.update(c["symbols"].get(t["cpu"], Counter()))
+                n = sum(total.values()) or 1
+                tops = ", ".join(f"{k} {v / n:.0%}" for k, v in total.most_common(3))
+                lines.append(f"    socket {s['socket']}: {tops}")
     return "\n".join(lines)
 
 
+def symbols_csv(cases: list) -> str:
+    rows = ["case,variant,workload,cpu,symbol,samples"]
+    for c in cases:
+        for cpu, counts in sorted((c.get("symbols") or {}).items()):
+            for sym, n in counts.most_common():
+                rows.append(f"{c['case']},{c['variant']},{c['workload']},{cpu},{sym},{n}")
+    return "\n".join(rows) + "\n"
+
+
 def to_csv(cases: list) -> str:
-    keys = ["thread", "cpu", "socket", "cycles", "insts", "busy_cycles", "l1_misses"]
+    keys = ["thread", "cpu", "socket", "cycles", "insts", "busy_cycles", "roi_cycles", "l1_misses"]
     rows = ["case,variant,workload," + ",".join(keys)]
     for c in cases:
         for t in c["threads"]:
@@ -166,6 +257,6 @@ def plot(cases: list, stem: str) -> list:
         ax.set_title(f"{c['variant']}/{c['workload']}, {len(ts)} threads", fontsize=9)
         ax.set_xlabel("instructions committed in the ROI (thousands)")
         ax.set_ylabel("thread's cycles (thousands)")
-        if c["socket_cores"]:
+        if c["per_socket"]:
             fig.colorbar(sc, ax=ax, label="socket")
     return save_figure(fig, stem)

@@ -70,6 +70,10 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+# --roi-profile: one traced window per this much simulated time of a ROI
+ROI_PROFILE_PERIOD = 100e-6
+
+
 def sockets(a) -> int:
     """Sockets of the machine: as given, or as many as the cores fill (1 off the sockets topology)."""
     if a.topology != "sockets":
@@ -135,8 +139,11 @@ def validate(a) -> argparse.Namespace:
     if a.hotlines and not (ruby and a.cpu in ("timing", "o3") and a.mode != "checkpoint"):
         raise limits.ConfigError("--hotlines traces Ruby's L1s during a ROI: it needs Ruby and a timing or o3 "
                                  "CPU in run or restore mode")
-    if a.hotlines and a.profile:
-        raise limits.ConfigError("--hotlines and --profile both use gem5's trace output: give one")
+    if sum(map(bool, (a.hotlines, a.profile, a.roi_profile))) > 1:
+        raise limits.ConfigError("--hotlines, --profile and --roi-profile all use gem5's trace output: give one")
+    if a.roi_profile and not (0 < a.roi_profile * 1e-9 < ROI_PROFILE_PERIOD and a.mode == "restore"):
+        raise limits.ConfigError(f"--roi-profile {a.roi_profile}: ns traced per {ROI_PROFILE_PERIOD * 1e6:.0f} us "
+                                 "of a restored run's ROIs, so between 1 and the period")
     if a.topology == "mesh" and bool(a.mesh_rows) != bool(a.mesh_cols):
         raise limits.ConfigError("give both --mesh-rows and --mesh-cols, or neither")
     if ruby:
