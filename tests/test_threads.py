@@ -80,25 +80,34 @@ def test_a_profiled_run_is_sampled_by_symbol_inside_its_roi_only():
     import gzip
     with gzip.open(PROFILED / "m5out/trace.out.gz", "rt") as f:
         inside = sum(1 for line in f if ": board.processor.cores" in line and begin <= int(line.split(":")[0]) <= end)
-    assert sum(sum(c.values()) for c in symbols.values()) == inside > 0
+    assert sum(sum(c["insts"].values()) for c in symbols.values()) == inside > 0
+    # each CPU's sampled time is at most its windows' (four windows of 500 ns in this 381 us ROI)
+    for c in symbols.values():
+        assert 0 < sum(c["ticks"].values()) <= 4 * 500_000
+        assert set(c["ticks"]) <= set(c["insts"])
     # the RadixVM fault path is kernel code gem5 named from the run's vmlinux
-    assert any(s.startswith("vr_") for c in symbols.values() for s in c)
+    assert any(s.startswith("vr_") for c in symbols.values() for s in c["insts"])
     gaps = threads.slower_by_symbol(case["threads"], symbols)
     assert gaps and all(slow > fast for _, slow, fast in gaps)
+    for _, tops in threads.socket_shares(case["threads"], symbols):
+        assert 0 < sum(v for _, v in tops) <= 1
 
 
-def test_sampled_lines_outside_every_roi_are_dropped():
+def test_sampled_lines_outside_every_roi_are_dropped_and_time_stays_in_its_window():
     lines = ["100: board.processor.cores1.core: 0xffffffff81000000 @vr_fault+3    : mov",
+             "130: board.processor.cores1.core: 0xffffffff81000000 @vr_walk_node+3    : mov",
              "250: board.processor.cores0.core: 0x401000    : ret",
+             "260: board.processor.cores0.core: 0x401004    : ret",
              "900: board.processor.cores0.core: 0xffffffff81000010 @vr_fault+9    : mov",
              "      0: board.pc.south_bridge.cmos.rtc: Real-time clock set"]
-    (a, b) = threads.sampled(lines, [(0, 200), (240, 300)])
-    assert a == {1: {"vr_fault": 1}} and b == {0: {"user": 1}}
+    (a, b) = threads.sampled(lines, [(0, 200), (240, 300)], window_ticks=50)
+    assert a == {1: {"insts": {"vr_fault": 1, "vr_walk_node": 1}, "ticks": {"vr_fault": 30}}}
+    assert b == {0: {"insts": {"user": 2}, "ticks": {"user": 10}}}
 
 
 def test_the_command_writes_the_samples(tmp_path):
     r = vmscale("threads", str(PROFILED), "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr
-    assert "the symbols the slower half of the threads ran more of" in r.stdout
+    assert "where the slower half of the threads spent more time" in r.stdout
     rows = (tmp_path / "symbols.csv").read_text().splitlines()
-    assert rows[0] == "case,variant,workload,cpu,symbol,samples" and len(rows) > 10
+    assert rows[0] == "case,variant,workload,cpu,symbol,instructions,ticks" and len(rows) > 10

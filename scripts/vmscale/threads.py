@@ -10,11 +10,12 @@ the slow threads execute more; on misses, that they wait on lines; a core busy (
 small share of the ROI, that its thread sleeps (a sleeping lock: neither fit then explains it).
 
 A run made with `--gem5 roi_profile=N` also traced N ns of every CPU's instructions every 100 us
-of each ROI, with the kernel symbol of each: each thread's sampled instructions by symbol, and
-the symbols the slower half of the threads executed more of than the faster half (per thread),
-name what the slow ones do.
+of each ROI, with the kernel symbol of each: each thread's sampled instructions and time (an
+instruction's time is the gap to its CPU's next one) by symbol, and the symbols the slower half of
+the threads spent more time in than the faster half name what the slow ones do.
 
-Pure logic over one dump and one result (per_thread, by_socket, fits, sampled, slower_by_symbol);
+Pure logic over one dump and one result (per_thread, by_socket, fits, sampled, slower_by_symbol,
+socket_shares);
 `load` reads a run directory.
 """
 
@@ -100,11 +101,15 @@ def by_socket(threads: list) -> list:
     return out
 
 
-def sampled(lines, rois: list) -> list:
-    """Exec-trace lines -> one {cpu: Counter(symbol)} per ROI (rois: [(begin, end) ticks]);
-    user-mode PCs count as 'user', kernel PCs gem5 could not name as 'kernel:PC'."""
+def sampled(lines, rois: list, window_ticks: int) -> list:
+    """Exec-trace lines -> one {cpu: {"insts": Counter(symbol), "ticks": Counter(symbol)}} per ROI
+    (rois: [(begin, end) ticks]).  An instruction's time is the gap to its CPU's next traced one
+    when that falls in the same window (shorter than window_ticks): the time it took to commit, a
+    miss's wait included, so 'ticks' is where the CPU's time went and 'insts' what it executed.
+    User-mode PCs count as 'user', kernel PCs gem5 could not name as 'kernel:PC'."""
     from vmscale_gem5.profile import TRACE_LINE
     out = [{} for _ in rois]
+    last = {}                                   # cpu -> (tick, roi, symbol) of its previous line
     for line in lines:
         m = TRACE_LINE.match(line)
         if not m:
@@ -115,24 +120,46 @@ def sampled(lines, rois: list) -> list:
             continue
         if not sym:
             sym = "user" if int(pc, 16) < 1 << 47 else f"kernel:{pc}"
-        out[i].setdefault(cpu, Counter())[sym] += 1
+        mine = out[i].setdefault(cpu, {"insts": Counter(), "ticks": Counter()})
+        mine["insts"][sym] += 1
+        prev = last.get(cpu)
+        if prev and prev[1] == i and 0 <= tick - prev[0] < window_ticks:
+            mine["ticks"][prev[2]] += tick - prev[0]
+        last[cpu] = (tick, i, sym)
     return out
 
 
-def slower_by_symbol(threads: list, symbols: dict, top: int = 5) -> list:
-    """The symbols the slower half of the threads (by cycles) executed more of than the faster
-    half, in sampled instructions per thread: [(symbol, slower, faster)], largest gap first."""
+def slower_by_symbol(threads: list, symbols: dict, top: int = 5, kind: str = "ticks") -> list:
+    """The symbols the slower half of the threads (by cycles) spent more sampled time in ('ticks')
+    or executed more of ('insts') than the faster half, per thread: [(symbol, slower, faster)],
+    largest gap first."""
     ranked = sorted(threads, key=lambda t: t["cycles"])
     half = len(ranked) // 2
     if not half:
         return []
     fast, slow = ranked[:half], ranked[-half:]
 
+    def of(t):
+        return symbols.get(t["cpu"], {}).get(kind, Counter())
+
     def mean(group, sym):
-        return sum(symbols.get(t["cpu"], Counter())[sym] for t in group) / len(group)
-    syms = {s for t in ranked for s in symbols.get(t["cpu"], {})}
+        return sum(of(t)[sym] for t in group) / len(group)
+    syms = {s for t in ranked for s in of(t)}
     gaps = [(s, mean(slow, s), mean(fast, s)) for s in syms]
     return sorted([g for g in gaps if g[1] > g[2]], key=lambda g: g[2] - g[1])[:top]
+
+
+def socket_shares(threads: list, symbols: dict, kind: str = "ticks", top: int = 3) -> list:
+    """Each socket's top symbols and their shares of its threads' sampled time (or instructions)."""
+    out = []
+    for s in sorted({t["socket"] for t in threads}):
+        total = Counter()
+        for t in threads:
+            if t["socket"] == s:
+                total.update(symbols.get(t["cpu"], {}).get(kind, Counter()))
+        n = sum(total.values()) or 1
+        out.append((s, [(k, v / n) for k, v in total.most_common(top)]))
+    return out
 
 
 def _rois(path: Path) -> list:
@@ -177,8 +204,9 @@ def load(run_dir) -> list:
         rois = _rois(marks)
         if len(rois) != len(done):
             raise VmscaleError(f"{run_dir}: {len(rois)} profiled ROI(s) for {len(done)} case(s) with results")
+        window = int((json.loads(manifest.read_text()).get("gem5_options") or {}).get("roi_profile") or 1000)
         with gzip.open(trace, "rt", errors="replace") as f:
-            profiles = sampled(f, rois)
+            profiles = sampled(f, rois, window * 1000)
     out = []
     for i, (cid, dump) in enumerate(zip(done, dumps)):
         case = parsed.cases[cid]
@@ -207,27 +235,21 @@ def render(cases: list) -> str:
             lines.append(f"  {s['socket']:>6}  {s['threads']:>7}  {s['cycles']:>13,.0f}  {s['insts']:>12,.0f}"
                          f"  {s['l1_misses']:>9,.0f}  {s['busy_cycles'] / s['roi_cycles']:>9.0%}")
         if c.get("symbols") is not None:
-            lines.append("  sampled instructions (roi_profile): the symbols the slower half of the threads ran more of, "
-                         "per thread (slower vs faster half)")
+            lines.append("  sampled (roi_profile): where the slower half of the threads spent more time than the faster "
+                         "half, ns per thread")
             for sym, slow, fast in slower_by_symbol(c["threads"], c["symbols"]):
-                lines.append(f"    {sym:<40} {slow:>8.0f} vs {fast:>8.0f}")
-            for s in by_socket(c["threads"]):
-                total = Counter()
-                for t in c["threads"]:
-                    if t["socket"] == s["socket"]:
-                        total.update(c["symbols"].get(t["cpu"], Counter()))
-                n = sum(total.values()) or 1
-                tops = ", ".join(f"{k} {v / n:.0%}" for k, v in total.most_common(3))
-                lines.append(f"    socket {s['socket']}: {tops}")
+                lines.append(f"    {sym:<40} {slow / 1e3:>9.0f} vs {fast / 1e3:>9.0f}")
+            for sock, tops in socket_shares(c["threads"], c["symbols"]):
+                lines.append(f"    socket {sock}: " + ", ".join(f"{k} {v:.0%}" for k, v in tops))
     return "\n".join(lines)
 
 
 def symbols_csv(cases: list) -> str:
-    rows = ["case,variant,workload,cpu,symbol,samples"]
+    rows = ["case,variant,workload,cpu,symbol,instructions,ticks"]
     for c in cases:
         for cpu, counts in sorted((c.get("symbols") or {}).items()):
-            for sym, n in counts.most_common():
-                rows.append(f"{c['case']},{c['variant']},{c['workload']},{cpu},{sym},{n}")
+            for sym, n in counts["insts"].most_common():
+                rows.append(f"{c['case']},{c['variant']},{c['workload']},{cpu},{sym},{n},{counts['ticks'][sym]}")
     return "\n".join(rows) + "\n"
 
 
