@@ -474,21 +474,41 @@ static long thread_minflt(void)
 }
 
 /*
- * Threads that are done wait here, alive, until the process exits: a thread
- * that exited would give back its stack (glibc's MADV_DONTNEED at exit and
+ * Threads that are done wait here, alive, until the result is printed: a thread
+ * that exited through glibc would give back its stack (MADV_DONTNEED at exit and
  * munmap at join, each a TLB shoot-down of every CPU the mm ran on, under
  * mmap_lock).  With 80 threads that tear-down took longer than the ROI under
- * gem5, with 160 more than ten times longer; exit_group ends them at once.
- * It also keeps those 2N - 1 shoot-downs out of the vmstat deltas.
+ * gem5, with 160 more than ten times longer.  It also keeps those 2N - 1
+ * shoot-downs out of the vmstat deltas.  Then they exit one at a time
+ * (exit_in_turn), by the raw syscall: exit_group's SIGKILL would end all of them
+ * at once, and 160 threads exiting together queue on the process's siglock and
+ * the tasklist_lock, every waiter spinning, which gem5 simulates an instruction
+ * at a time (more than 6 host minutes at 160 cores for less than 10 ms).
  */
 static atomic_int parked;
 
-static void park(void)
+static void park(struct worker *w)
 {
 	if (atomic_fetch_add(&parked, 1) + 1 == nthreads - 1)
 		syscall(SYS_futex, &parked, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-	for (;;)
-		pause();
+	while (!__atomic_load_n(&w->go, __ATOMIC_ACQUIRE))
+		syscall(SYS_futex, &w->go, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+	/* the kernel clears exit_tid when this exit releases the mm */
+	syscall(SYS_set_tid_address, &w->exit_tid);
+	syscall(SYS_exit, 0);
+}
+
+static void exit_in_turn(void)
+{
+	for (int i = 1; i < nthreads; i++) {
+		struct worker *w = &workers[i];
+
+		__atomic_store_n(&w->exit_tid, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&w->go, 1, __ATOMIC_RELEASE);
+		syscall(SYS_futex, &w->go, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+		while (__atomic_load_n(&w->exit_tid, __ATOMIC_ACQUIRE))
+			_mm_pause();
+	}
 }
 
 static void wait_parked(void)
@@ -536,7 +556,7 @@ static void *worker_main(void *arg)
 		m5_work_end(0, 0);	/* gem5: dump the ROI's stats */
 	w->roi_minflt = thread_minflt() - flt0;
 	if (w->tid != 0)
-		park();
+		park(w);
 	return NULL;
 }
 
@@ -701,7 +721,7 @@ static void print_result(long long *before, long long *after, struct rusage *ru0
 		fprintf(o, "\"%s\":%llu,", workload.extra_name, (unsigned long long)extra);
 	if (mmaps || munmaps)
 		fprintf(o, "\"mmaps\":%llu,\"munmaps\":%llu,", (unsigned long long)mmaps, (unsigned long long)munmaps);
-	/* the threads wait, alive, for the process's exit (park): no exit is in the counts */
+	/* the threads wait, alive, until the result is printed (park): no exit is in the counts */
 	fprintf(o, "\"threads_end\":\"parked\",");
 	fprintf(o, "\"minflt\":%ld,\"roi_minflt\":%llu,\"params\":{", ru1->ru_minflt - ru0->ru_minflt + children_minflt,
 		(unsigned long long)roi_minflt);
@@ -797,6 +817,7 @@ int main(int argc, char **argv)
 	if (workload.teardown)
 		workload.teardown();
 	print_result(before, after, &ru0, &ru1);
+	exit_in_turn();
 	for (int i = 0; i < nthreads; i++)
 		if (workers[i].errors)
 			return 1;

@@ -41,6 +41,8 @@ struct worker {
 	uint64_t roi_minflt;	/* page faults between the ROI's barriers */
 	uint64_t rng;
 	void *priv;
+	int go;			/* set when this parked thread may exit */
+	int exit_tid;		/* cleared by the kernel as it exits */
 } __attribute__((aligned(64)));
 
 struct workload {
