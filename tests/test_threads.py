@@ -91,6 +91,10 @@ def test_a_profiled_run_is_sampled_by_symbol_inside_its_roi_only():
     assert gaps and all(slow > fast for _, slow, fast in gaps)
     for _, tops in threads.socket_shares(case["threads"], symbols):
         assert 0 < sum(v for _, v in tops) <= 1
+    # the timeline holds the same time, window by window (four windows)
+    assert sorted(case["timeline"]) == [0, 1, 2, 3]
+    assert sum(sum(w.values()) for w in case["timeline"].values()) == \
+        sum(sum(c["ticks"].values()) for c in symbols.values())
 
 
 def test_sampled_lines_outside_every_roi_are_dropped_and_time_stays_in_its_window():
@@ -100,9 +104,10 @@ def test_sampled_lines_outside_every_roi_are_dropped_and_time_stays_in_its_windo
              "260: board.processor.cores0.core: 0x401004    : ret",
              "900: board.processor.cores0.core: 0xffffffff81000010 @vr_fault+9    : mov",
              "      0: board.pc.south_bridge.cmos.rtc: Real-time clock set"]
-    (a, b) = threads.sampled(lines, [(0, 200), (240, 300)], window_ticks=50)
+    (a, b), (ta, tb) = threads.sampled(lines, [(0, 200), (240, 300)], window_ticks=50, period_ticks=100)
     assert a == {1: {"insts": {"vr_fault": 1, "vr_walk_node": 1}, "ticks": {"vr_fault": 30}}}
     assert b == {0: {"insts": {"user": 2}, "ticks": {"user": 10}}}
+    assert ta == {1: {"vr_fault": 30}} and tb == {0: {"user": 10}}     # by period from each ROI's begin
 
 
 def test_the_command_writes_the_samples(tmp_path):

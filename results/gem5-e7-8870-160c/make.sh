@@ -8,8 +8,10 @@
 # sweep-local-80-percore), so that each point joins its curve.  One run directory per case, all
 # restored from one checkpoint (the boot: ~1,400 host s, resumable in legs); a case with a manifest
 # is kept unless FRESH=1.  CASES="refcount-stock ..." runs only those.  GEM5 must be set.  The cases
-# need the harness that parks its threads after the ROI (session 35): with threads that exit, the
-# shared atomic's tear-down had not simulated 10 ms in 5,000 host s.
+# need the harness whose threads park after the ROI and then exit one at a time (sessions 35-36):
+# with threads that gave their stacks back as they exited, the shared atomic's tear-down had not
+# simulated 10 ms in 5,000 host s; with 160 parked threads ended together by exit_group, not 10 ms
+# in 6 host minutes (all spinning on the process's siglock and tasklist_lock).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-160c

@@ -21,6 +21,7 @@ socket_shares);
 
 import gzip
 import json
+import lzma
 import math
 import re
 from collections import Counter
@@ -28,6 +29,7 @@ from pathlib import Path
 
 from vmscale.errors import VmscaleError
 
+PERIOD_TICKS = 100_000_000     # vmscale_gem5.options.ROI_PROFILE_PERIOD (100 us) in ticks
 _CORE = re.compile(r"board\.processor\.(?:cores|start|switch)(\d*)\.core\.(.+)")
 _L1 = re.compile(r"board\.cache_hierarchy\.ruby_system\.l1_controllers(\d*)\.(L1[DI]cache\.m_demand_misses)")
 
@@ -101,14 +103,16 @@ def by_socket(threads: list) -> list:
     return out
 
 
-def sampled(lines, rois: list, window_ticks: int) -> list:
-    """Exec-trace lines -> one {cpu: {"insts": Counter(symbol), "ticks": Counter(symbol)}} per ROI
-    (rois: [(begin, end) ticks]).  An instruction's time is the gap to its CPU's next traced one
-    when that falls in the same window (shorter than window_ticks): the time it took to commit, a
-    miss's wait included, so 'ticks' is where the CPU's time went and 'insts' what it executed.
-    User-mode PCs count as 'user', kernel PCs gem5 could not name as 'kernel:PC'."""
+def sampled(lines, rois: list, window_ticks: int, period_ticks: int = PERIOD_TICKS) -> tuple:
+    """Exec-trace lines -> (per ROI {cpu: {"insts": Counter(symbol), "ticks": Counter(symbol)}},
+    per ROI {window: Counter(symbol -> ticks of every CPU)}) for rois [(begin, end) ticks], windows
+    numbered by period from the ROI's begin.  An instruction's time is the gap to its CPU's next
+    traced one when that falls in the same window (shorter than window_ticks): the time it took to
+    commit, a miss's wait included, so 'ticks' is where the CPU's time went and 'insts' what it
+    executed.  User-mode PCs count as 'user', kernel PCs gem5 could not name as 'kernel:PC'."""
     from vmscale_gem5.profile import TRACE_LINE
     out = [{} for _ in rois]
+    timeline = [{} for _ in rois]
     last = {}                                   # cpu -> (tick, roi, symbol) of its previous line
     for line in lines:
         m = TRACE_LINE.match(line)
@@ -125,8 +129,10 @@ def sampled(lines, rois: list, window_ticks: int) -> list:
         prev = last.get(cpu)
         if prev and prev[1] == i and 0 <= tick - prev[0] < window_ticks:
             mine["ticks"][prev[2]] += tick - prev[0]
+            w = (prev[0] - rois[i][0]) // period_ticks
+            timeline[i].setdefault(w, Counter())[prev[2]] += tick - prev[0]
         last[cpu] = (tick, i, sym)
-    return out
+    return out, timeline
 
 
 def slower_by_symbol(threads: list, symbols: dict, top: int = 5, kind: str = "ticks") -> list:
@@ -198,15 +204,19 @@ def load(run_dir) -> list:
         a = board_of(m.get("gem5_options") or {}).namespace(int(m["cores"]))
         if a.topology == "sockets":
             per_socket = a.socket_cores
-    trace, marks = run_dir / "m5out" / "trace.out.gz", run_dir / "m5out" / "profile-rois.txt"
-    profiles = None
-    if trace.is_file() and marks.is_file():
+    marks = run_dir / "m5out" / "profile-rois.txt"
+    # a record may keep the trace as trace.out.xz (a third of gzip's size)
+    trace = next((p for p in (run_dir / "m5out" / "trace.out.gz", run_dir / "m5out" / "trace.out.xz") if p.is_file()),
+                 None)
+    profiles = timelines = None
+    if trace and marks.is_file():
         rois = _rois(marks)
         if len(rois) != len(done):
             raise VmscaleError(f"{run_dir}: {len(rois)} profiled ROI(s) for {len(done)} case(s) with results")
         window = int((json.loads(manifest.read_text()).get("gem5_options") or {}).get("roi_profile") or 1000)
-        with gzip.open(trace, "rt", errors="replace") as f:
-            profiles = sampled(f, rois, window * 1000)
+        opener = lzma.open if trace.suffix == ".xz" else gzip.open
+        with opener(trace, "rt", errors="replace") as f:
+            profiles, timelines = sampled(f, rois, window * 1000)
     out = []
     for i, (cid, dump) in enumerate(zip(done, dumps)):
         case = parsed.cases[cid]
@@ -216,7 +226,8 @@ def load(run_dir) -> list:
                                "in its result (a harness older than per-thread cycles)")
         out.append({"case": cid, "variant": case.variant, "workload": case.workload,
                     "per_socket": per_socket, "threads": per_thread(dump, tc, per_socket),
-                    "symbols": profiles[i] if profiles is not None else None})
+                    "symbols": profiles[i] if profiles is not None else None,
+                    "timeline": timelines[i] if timelines is not None else None})
     return out
 
 
@@ -263,9 +274,14 @@ def to_csv(cases: list) -> str:
 
 
 def plot(cases: list, stem: str) -> list:
-    """One panel per case: each thread's cycles against its instructions, coloured by socket."""
+    """One panel per case: each thread's cycles against its instructions, coloured by socket; under
+    it, for a profiled run, where the CPUs' sampled time went through the ROI (top symbols)."""
     from vmscale.plots import plt, save_figure
-    fig, axes = plt.subplots(1, len(cases), figsize=(4.5 * len(cases), 4), squeeze=False)
+    profiled = any(c.get("timeline") for c in cases)
+    fig, axes = plt.subplots(2 if profiled else 1, len(cases), figsize=(4.5 * len(cases), 7.5 if profiled else 4),
+                             squeeze=False)
+    for ax, c in zip(axes[1] if profiled else [], cases):
+        _timeline_panel(ax, c.get("timeline") or {})
     for ax, c in zip(axes[0], cases):
         ts = c["threads"]
         sc = ax.scatter([t["insts"] / 1e3 for t in ts], [t["cycles"] / 1e3 for t in ts],
@@ -282,3 +298,23 @@ def plot(cases: list, stem: str) -> list:
         if c["per_socket"]:
             fig.colorbar(sc, ax=ax, label="socket")
     return save_figure(fig, stem)
+
+
+def _timeline_panel(ax, timeline: dict, top: int = 5):
+    total = Counter()
+    for counts in timeline.values():
+        total.update(counts)
+    names = [k for k, _ in total.most_common(top)]
+    ws = sorted(timeline)
+    bottom = [0.0] * len(ws)
+    for name in names + ["other"]:
+        share = []
+        for w in ws:
+            n = sum(timeline[w].values()) or 1
+            v = (n - sum(timeline[w][k] for k in names)) if name == "other" else timeline[w][name]
+            share.append(v / n)
+        ax.bar([w * 100 for w in ws], share, width=80, bottom=bottom, label=name[:28])
+        bottom = [b + x for b, x in zip(bottom, share)]
+    ax.set_xlabel("us into the ROI (one sampled window per 100 us)")
+    ax.set_ylabel("share of the CPUs' sampled time")
+    ax.legend(fontsize=6, loc="upper right")
