@@ -196,7 +196,7 @@ def load(run_dir) -> list:
     if len(dumps) not in (len(done), len(done) + 1):
         raise VmscaleError(f"{run_dir}: {len(dumps)} stats dump(s) for {len(done)} case(s) with results: "
                            "cannot tell which ROI is whose")
-    per_socket = 0
+    per_socket, window_ns = 0, 1000
     manifest = run_dir / "manifest.json"
     if manifest.is_file():
         from vmscale.backends.gem5 import board_of
@@ -204,6 +204,7 @@ def load(run_dir) -> list:
         a = board_of(m.get("gem5_options") or {}).namespace(int(m["cores"]))
         if a.topology == "sockets":
             per_socket = a.socket_cores
+        window_ns = a.roi_profile or window_ns
     marks = run_dir / "m5out" / "profile-rois.txt"
     # a record may keep the trace as trace.out.xz (a third of gzip's size)
     trace = next((p for p in (run_dir / "m5out" / "trace.out.gz", run_dir / "m5out" / "trace.out.xz") if p.is_file()),
@@ -213,10 +214,9 @@ def load(run_dir) -> list:
         rois = _rois(marks)
         if len(rois) != len(done):
             raise VmscaleError(f"{run_dir}: {len(rois)} profiled ROI(s) for {len(done)} case(s) with results")
-        window = int((json.loads(manifest.read_text()).get("gem5_options") or {}).get("roi_profile") or 1000)
         opener = lzma.open if trace.suffix == ".xz" else gzip.open
         with opener(trace, "rt", errors="replace") as f:
-            profiles, timelines = sampled(f, rois, window * 1000)
+            profiles, timelines = sampled(f, rois, window_ns * 1000)
     out = []
     for i, (cid, dump) in enumerate(zip(done, dumps)):
         case = parsed.cases[cid]
