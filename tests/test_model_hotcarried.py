@@ -77,7 +77,9 @@ def test_the_reference_boards_traced_shared_atomic_in_the_study():
     key = next(k for k in out if k.startswith("refcount/stock/"))
     j = out[key]["methods"]["hotboard"]
     assert j["params"]["traced_at"] == 20 and j["params"]["runs"] == 1
-    assert out[key]["held_cores"] == [40, 80] and all(np.isfinite(j["error"]))
+    # held out: 40 and 80 cores (8 sockets), and 160 (16) since session 36
+    assert out[key]["held_cores"][:2] == [40, 80] and all(np.isfinite(j["error"]))
+    assert all(abs(e) < 0.15 for e in j["error"]), j["error"]      # the goal at 4x and 8x
     # only the traced case has the method
     other = next(k for k in out if k.startswith("refcount/refcache/"))
     assert "hotboard" not in out[other]["methods"]
