@@ -19,7 +19,7 @@ def _result(binary, *args, env=None):
 def test_one_thread_the_window_is_the_whole_run(workloads_built):
     res = _result(workloads_built / "local", "threads=1", "iters=300")
     assert res["window_ops"] == res["ops"] == 300
-    # the window's ends are read just after the thread's own start and end stamps: the same span
+    # the window opens just before the thread's own start stamp and closes just after its end: the same span
     assert res["window_cycles"] == pytest.approx(res["cycles"], rel=1e-3)
     assert res["window_ops_per_cycle"] == pytest.approx(res["window_ops"] / res["window_cycles"], rel=1e-5)
 
