@@ -194,8 +194,7 @@ def on_period():
         # window: a sample of every CPU's guest PCs; on_window_end stops it.
         m5.stats.dump()
         print(f"vmscale_fs: trace window at {m5.curTick()}", flush=True)
-        for f in EXEC_FLAGS:
-            m5.debug.flags[f].enable()
+        exec_trace(True)
         m5.scheduleTickExitFromCurrent(int(a.profile_window * 1e12))
     return False
 

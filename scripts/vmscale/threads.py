@@ -15,8 +15,7 @@ instruction's time is the gap to its CPU's next one) by symbol, and the symbols 
 the threads spent more time in than the faster half name what the slow ones do.
 
 Pure logic over one dump and one result (per_thread, by_socket, fits, sampled, slower_by_symbol,
-socket_shares);
-`load` reads a run directory.
+socket_shares); `load` reads a run directory (its ROI dumps by vmscale.backends.gem5.case_dumps).
 """
 
 import gzip
@@ -28,8 +27,9 @@ from collections import Counter
 from pathlib import Path
 
 from vmscale.errors import VmscaleError
+from vmscale_gem5.options import ROI_PROFILE_PERIOD
 
-PERIOD_TICKS = 100_000_000     # vmscale_gem5.options.ROI_PROFILE_PERIOD (100 us) in ticks
+PERIOD_TICKS = round(ROI_PROFILE_PERIOD * 1e12)     # the profile's period in ticks (ps)
 _CORE = re.compile(r"board\.processor\.(?:cores|start|switch)(\d*)\.core\.(.+)")
 _L1 = re.compile(r"board\.cache_hierarchy\.ruby_system\.l1_controllers(\d*)\.(L1[DI]cache\.m_demand_misses)")
 
@@ -43,7 +43,7 @@ def per_thread(dump: dict, thread_cycles: list, per_socket: int = 0) -> list:
         m = _CORE.fullmatch(k)
         if m and isinstance(v, float):
             cpu = int(m[1] or 0)
-            if m[2] in ("commitStats0.numInsts", "committedInsts"):
+            if m[2] == "commitStats0.numInsts":     # as stats.summary counts them
                 insts[cpu] = v
             elif m[2] == "exec_context.thread_0.numBusyCycles":
                 busy[cpu] = v
@@ -182,24 +182,12 @@ def _rois(path: Path) -> list:
 
 def load(run_dir) -> list:
     """Every case of a gem5 run directory with a result: its variant, workload and threads."""
+    from vmscale.backends.gem5 import board_of, case_dumps
     run_dir = Path(run_dir)
-    from vmscale import console as consolelib
-    from vmscale_gem5 import stats
-    kept = [run_dir / "m5out" / "stats.txt", run_dir / "m5out" / "stats.txt.gz"]
-    path = next((p for p in kept if p.is_file()), None)
-    if path is None or not (run_dir / "console.log").is_file():
-        raise VmscaleError(f"{run_dir}: no m5out/stats.txt(.gz) and console.log: not a finished gem5 run directory")
-    text = gzip.open(path, "rt").read() if path.suffix == ".gz" else path.read_text()
-    dumps = stats.parse(text)
-    parsed = consolelib.parse((run_dir / "console.log").read_text(errors="replace"))
-    done = [cid for cid in sorted(parsed.cases) if parsed.cases[cid].result]
-    if len(dumps) not in (len(done), len(done) + 1):
-        raise VmscaleError(f"{run_dir}: {len(dumps)} stats dump(s) for {len(done)} case(s) with results: "
-                           "cannot tell which ROI is whose")
+    parsed, dumps = case_dumps(run_dir)
     per_socket, window_ns = 0, 1000
     manifest = run_dir / "manifest.json"
     if manifest.is_file():
-        from vmscale.backends.gem5 import board_of
         m = json.loads(manifest.read_text())
         a = board_of(m.get("gem5_options") or {}).namespace(int(m["cores"]))
         if a.topology == "sockets":
@@ -212,13 +200,13 @@ def load(run_dir) -> list:
     profiles = timelines = None
     if trace and marks.is_file():
         rois = _rois(marks)
-        if len(rois) != len(done):
-            raise VmscaleError(f"{run_dir}: {len(rois)} profiled ROI(s) for {len(done)} case(s) with results")
+        if len(rois) != len(dumps):
+            raise VmscaleError(f"{run_dir}: {len(rois)} profiled ROI(s) for {len(dumps)} case(s) with results")
         opener = lzma.open if trace.suffix == ".xz" else gzip.open
         with opener(trace, "rt", errors="replace") as f:
             profiles, timelines = sampled(f, rois, window_ns * 1000)
     out = []
-    for i, (cid, dump) in enumerate(zip(done, dumps)):
+    for i, (cid, dump) in enumerate(dumps):
         case = parsed.cases[cid]
         tc = case.result.get("thread_cycles")
         if not tc:

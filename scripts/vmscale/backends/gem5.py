@@ -340,10 +340,9 @@ def _roi_figures(dump: dict, result: dict) -> dict:
     return {f"gem5.{k}": v for k, v in stats.summary(dump, result.get("ops")).items() if not isinstance(v, list)}
 
 
-def restat(run_dir: Path, rows: list) -> list:
-    """The rows of a finished gem5 run with their ROI figures worked out again, by today's
-    stats parser, from the stats.txt and console the run directory kept (the run itself is
-    left as it was).  For tables of runs made before a parser fix."""
+def case_dumps(run_dir: Path) -> tuple:
+    """A finished gem5 run directory's console (parsed) and [(case id, its ROI's stats dump)] for
+    the cases with a result, in order: one dump per workbegin/workend pair, then gem5's own."""
     run_dir = Path(run_dir)
     kept = [run_dir / "m5out" / "stats.txt", run_dir / "m5out" / "stats.txt.gz"]
     path = next((p for p in kept if p.is_file()), None)
@@ -353,10 +352,21 @@ def restat(run_dir: Path, rows: list) -> list:
     dumps = stats.parse(text)
     parsed = consolelib.parse((run_dir / "console.log").read_text(errors="replace"))
     done = [cid for cid in sorted(parsed.cases) if parsed.cases[cid].result]
-    if len(dumps) not in (len(done), len(done) + 1) or len(rows) < len(parsed.cases):
-        raise VmscaleError(f"{run_dir}: {len(dumps)} stats dump(s) for {len(done)} case(s) with results")
+    if len(dumps) not in (len(done), len(done) + 1):
+        raise VmscaleError(f"{run_dir}: {len(dumps)} stats dump(s) for {len(done)} case(s) with results: "
+                           "cannot tell which ROI is whose")
+    return parsed, list(zip(done, dumps))
+
+
+def restat(run_dir: Path, rows: list) -> list:
+    """The rows of a finished gem5 run with their ROI figures worked out again, by today's
+    stats parser, from the stats.txt and console the run directory kept (the run itself is
+    left as it was).  For tables of runs made before a parser fix."""
+    parsed, roi = case_dumps(run_dir)
+    if len(rows) < len(parsed.cases):
+        raise VmscaleError(f"{run_dir}: {len(rows)} row(s) for {len(parsed.cases)} case(s)")
     out = [dict(r) for r in rows]
-    for cid, dump in zip(done, dumps):
+    for cid, dump in roi:
         row, case = out[cid - 1], parsed.cases[cid]
         if (row["kernel_variant"], row["workload"]) != (case.variant, case.workload):
             raise VmscaleError(f"{run_dir}: row {cid} is {row['kernel_variant']}/{row['workload']}, "
