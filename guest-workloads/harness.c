@@ -519,6 +519,10 @@ static void wait_parked(void)
 		syscall(SYS_futex, &parked, FUTEX_WAIT_PRIVATE, n, NULL, NULL, 0);
 }
 
+/* The counters' values before the ROI, read by worker 0 after every warm-up. */
+static long long vm_before[NKEYS];
+static struct rusage ru_before;
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -535,6 +539,13 @@ static void *worker_main(void *arg)
 			    strerror(errno));
 	}
 	prefault_stack();
+	if (workload.warmup)
+		workload.warmup(w);
+	barrier_wait();			/* every thread started and warmed up */
+	if (w->tid == 0) {
+		read_vmstat(vm_before);
+		getrusage(RUSAGE_SELF, &ru_before);
+	}
 	flt0 = thread_minflt();
 	barrier_wait();			/* everyone pinned and ready */
 	if (w->tid == 0)
@@ -771,8 +782,8 @@ static void print_result(long long *before, long long *after, struct rusage *ru0
 int main(int argc, char **argv)
 {
 	pthread_t tids[MAX_THREADS];
-	long long before[NKEYS], after[NKEYS];
-	struct rusage ru0, ru1;
+	long long after[NKEYS];
+	struct rusage ru1;
 
 	parse_args(argc, argv);
 	if (m5_init() < 0)
@@ -798,8 +809,6 @@ int main(int argc, char **argv)
 	tcdrain(STDOUT_FILENO);
 	tcdrain(STDERR_FILENO);
 	prefault_data();
-	read_vmstat(before);
-	getrusage(RUSAGE_SELF, &ru0);
 	for (int i = 1; i < nthreads; i++)
 		if (pthread_create(&tids[i], NULL, worker_main, &workers[i]))
 			die("cannot start thread %d", i);
@@ -821,7 +830,7 @@ int main(int argc, char **argv)
 		workers[0].errors += workload.verify();
 	if (workload.teardown)
 		workload.teardown();
-	print_result(before, after, &ru0, &ru1);
+	print_result(vm_before, after, &ru_before, &ru1);
 	exit_in_turn();
 	for (int i = 0; i < nthreads; i++)
 		if (workers[i].errors)

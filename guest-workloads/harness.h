@@ -52,6 +52,13 @@ struct workload {
 	const char *extra_name;		/* name of worker.extra, or NULL */
 	const struct param *params;	/* terminated by {NULL} */
 	int (*setup)(int nthreads);	/* before the workers start, may be NULL */
+	/*
+	 * Each worker, pinned, before the ROI and before the counters are read:
+	 * what the first operations would otherwise pay once (a radix tree's
+	 * nodes, per-CPU page, slab and LRU lists, page-table pages), so that
+	 * the ROI measures the steady state; counts nothing.  May be NULL.
+	 */
+	void (*warmup)(struct worker *w);
 	void (*run)(struct worker *w);	/* the measured loop of one worker */
 	uint64_t (*verify)(void);	/* after the ROI: wrong answers found, may be NULL */
 	void (*teardown)(void);		/* may be NULL */
