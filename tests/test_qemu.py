@@ -79,7 +79,10 @@ def test_rwlock_faults_never_take_the_vma_lock(boots):
             vm = row["vmstat"]
             others = vm["pgfault"] - row.get("minflt", vm["pgfault"])
             assert vm["vma_lock_success"] <= others, (row["workload"], vm["vma_lock_success"], others)
-            assert vm["pgfault"] > 0
+            # not vacuous: the workloads that fault in their ROI counted those faults (the
+            # counters are read after the threads start, so others may count none)
+            if row["workload"] in ("fault", "local"):
+                assert vm["pgfault"] >= row["ops"] > 0, row
     stock_fault = next(r for r in rows if r["kernel_variant"] == "stock" and r["workload"] == "fault")
     assert stock_fault["vmstat"]["vma_lock_success"] >= stock_fault["ops"] // 2
 
