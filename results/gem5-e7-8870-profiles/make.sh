@@ -1,5 +1,5 @@
 #!/bin/bash
-# Where the threads' time goes, sampled: reference-board runs made with --gem5 roi_profile=500 (every
+# Where the threads' time goes, sampled: reference-board runs made with --gem5 roi_profile=$window (every
 # 100 us of the ROI, 500 ns of every CPU's instructions traced with their kernel symbols; the
 # run's figures are the untraced run's), read by `vmscale threads` (threads.csv, symbols.csv,
 # threads.png: each thread's cycles against its instructions, and the CPUs' sampled time through
@@ -9,15 +9,20 @@
 #     thread (a quarter of the curves' ROI: the same faults, one MADV_DONTNEED per thread at its end);
 #   080c-local-radixvm-percore-10: local under per-core RadixVM, 10 rounds per thread (as
 #     results/gem5-e7-8870-fig5/sweep-local-80).
-# The trace is kept as m5out/trace.out.xz.  GEM5 must be set.
+# The trace is kept as m5out/trace.out.xz.  And on the image whose workloads warm up (session 37),
+# for the lock holds (`vmscale threads` writes holds.csv: a hold must fit in a window):
+#   010c-fault-stock-warm, 020c-fault-stock-warm: fault as results/gem5-e7-8870-warm (two rounds of
+#     64 pages), 20 us of every 100 us traced; the trace (gigabytes) is not kept, its tables are.
+# GEM5 must be set.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-profiles
-all="040c-fault-stock-64 080c-fault-stock-64 080c-local-radixvm-percore-10"
+all="040c-fault-stock-64 080c-fault-stock-64 080c-local-radixvm-percore-10 010c-fault-stock-warm 020c-fault-stock-warm"
 for c in ${CASES:-$all}; do
-  n=$((10#${c%%c-*}))
+  n=$((10#${c%%c-*})) window=500
   case $c in
     *-fault-stock-64) w=fault v=stock params=(--param fault.iters=1 --param fault.pages=64 --param fault.mmap_pct=0) ;;
+    *-fault-stock-warm) w=fault v=stock window=20000 params=(--param fault.iters=2 --param fault.pages=64 --param fault.mmap_pct=0) ;;
     *-local-radixvm-percore-10) w=local v=radixvm-percore params=(--param local.iters=10) ;;
     *) echo "make.sh: unknown case $c (one of: $all)" >&2; exit 2 ;;
   esac
@@ -25,9 +30,13 @@ for c in ${CASES:-$all}; do
   [ "${FRESH:-0}" = 0 ] && [ -f "$d/manifest.json" ] && continue
   rm -rf "$d"
   .venv/bin/vmscale checkpoint --cores $n --gem5 board=e7-8870
-  .venv/bin/vmscale run --backend gem5 --cores $n --gem5 board=e7-8870 --gem5 roi_profile=500 --workload $w \
+  .venv/bin/vmscale run --backend gem5 --cores $n --gem5 board=e7-8870 --gem5 roi_profile=$window --workload $w \
       --kernel-variant $v "${params[@]}" --out "$d"
-  (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini && gzip -dc trace.out.gz | xz -9 > trace.out.xz \
-      && rm trace.out.gz)
+  (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini)
   .venv/bin/vmscale threads "$d"
+  if [ $window = 500 ]; then
+    (cd "$d/m5out" && gzip -dc trace.out.gz | xz -9 > trace.out.xz && rm trace.out.gz)
+  else
+    rm "$d/m5out/trace.out.gz"
+  fi
 done

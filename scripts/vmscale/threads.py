@@ -26,6 +26,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from vmscale import lockholds
 from vmscale.errors import VmscaleError
 from vmscale_gem5.options import ROI_PROFILE_PERIOD
 
@@ -168,6 +169,13 @@ def socket_shares(threads: list, symbols: dict, kind: str = "ticks", top: int = 
     return out
 
 
+def _hz(clock: str) -> float:
+    m = re.fullmatch(r"([\d.]+)\s*([GMk]?)Hz", str(clock))
+    if not m:
+        raise VmscaleError(f"board clock {clock!r}: expected e.g. 2.4GHz")
+    return float(m[1]) * {"G": 1e9, "M": 1e6, "k": 1e3, "": 1.0}[m[2]]
+
+
 def _rois(path: Path) -> list:
     out, begin = [], None
     for line in path.read_text().splitlines():
@@ -185,7 +193,7 @@ def load(run_dir) -> list:
     from vmscale.backends.gem5 import board_of, case_dumps
     run_dir = Path(run_dir)
     parsed, dumps = case_dumps(run_dir)
-    per_socket, window_ns = 0, 1000
+    per_socket, window_ns, tick_per_cycle = 0, 1000, math.nan
     manifest = run_dir / "manifest.json"
     if manifest.is_file():
         m = json.loads(manifest.read_text())
@@ -193,11 +201,12 @@ def load(run_dir) -> list:
         if a.topology == "sockets":
             per_socket = a.socket_cores
         window_ns = a.roi_profile or window_ns
+        tick_per_cycle = 1e12 / _hz(a.clock)     # ps per cycle
     marks = run_dir / "m5out" / "profile-rois.txt"
     # a record may keep the trace as trace.out.xz (a third of gzip's size)
     trace = next((p for p in (run_dir / "m5out" / "trace.out.gz", run_dir / "m5out" / "trace.out.xz") if p.is_file()),
                  None)
-    profiles = timelines = None
+    profiles = timelines = holds = None
     if trace and marks.is_file():
         rois = _rois(marks)
         if len(rois) != len(dumps):
@@ -205,6 +214,8 @@ def load(run_dir) -> list:
         opener = lzma.open if trace.suffix == ".xz" else gzip.open
         with opener(trace, "rt", errors="replace") as f:
             profiles, timelines = sampled(f, rois, window_ns * 1000)
+        with opener(trace, "rt", errors="replace") as f:
+            holds = lockholds.spans(f, rois, window_ns * 1000)
     out = []
     for i, (cid, dump) in enumerate(dumps):
         case = parsed.cases[cid]
@@ -212,10 +223,17 @@ def load(run_dir) -> list:
         if not tc:
             raise VmscaleError(f"{run_dir}: case {cid} ({case.variant}/{case.workload}) has no thread_cycles "
                                "in its result (a harness older than per-thread cycles)")
+        threads = per_thread(dump, tc, per_socket)
+        held = None
+        if holds is not None:
+            b, e = rois[i]
+            held = lockholds.summary([h for h in holds if h["roi"] == i], window_ns * 1000, tick_per_cycle,
+                                     windows=-(-(e - b) // PERIOD_TICKS), roi_ticks=e - b,
+                                     ops=float(case.result.get("ops") or 0))
         out.append({"case": cid, "variant": case.variant, "workload": case.workload,
-                    "per_socket": per_socket, "threads": per_thread(dump, tc, per_socket),
+                    "per_socket": per_socket, "threads": threads,
                     "symbols": profiles[i] if profiles is not None else None,
-                    "timeline": timelines[i] if timelines is not None else None})
+                    "timeline": timelines[i] if timelines is not None else None, "holds": held})
     return out
 
 
@@ -240,6 +258,12 @@ def render(cases: list) -> str:
                 lines.append(f"    {sym:<40} {slow / 1e3:>9.0f} vs {fast / 1e3:>9.0f}")
             for sock, tops in socket_shares(c["threads"], c["symbols"]):
                 lines.append(f"    socket {sock}: " + ", ".join(f"{k} {v:.0%}" for k, v in tops))
+        if c.get("holds"):
+            lines.append("  irqsave lock holds (roi_profile): site, holds seen whole, mean hold, share of the ROI held, "
+                         "holds per op")
+            for h in c["holds"][:6]:
+                lines.append(f"    {h['site']:<32} {h['holds']:>6}  {h['hold_cycles']:>9,.0f} cycles  "
+                             f"{h.get('held', math.nan):>5.1%}  {h.get('holds_per_op', math.nan):.4f}")
     return "\n".join(lines)
 
 
@@ -249,6 +273,16 @@ def symbols_csv(cases: list) -> str:
         for cpu, counts in sorted((c.get("symbols") or {}).items()):
             for sym, n in counts["insts"].most_common():
                 rows.append(f"{c['case']},{c['variant']},{c['workload']},{cpu},{sym},{n},{counts['ticks'][sym]}")
+    return "\n".join(rows) + "\n"
+
+
+def holds_csv(cases: list) -> str:
+    keys = ["site", "holds", "hold_cycles", "weight", "held", "holds_per_op"]
+    rows = ["case,variant,workload," + ",".join(keys)]
+    for c in cases:
+        for h in c.get("holds") or []:
+            rows.append(f"{c['case']},{c['variant']},{c['workload']}," + ",".join(
+                str(h[k]) if k == "site" else f"{h.get(k, math.nan):g}" for k in keys))
     return "\n".join(rows) + "\n"
 
 

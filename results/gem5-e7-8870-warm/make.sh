@@ -1,0 +1,41 @@
+#!/bin/bash
+# RadixVM Figure 5's `local` and Bonsai Figures 16-17's `fault` on the reference board, on the image
+# whose workloads warm up before the ROI (session 37): each thread does one uncounted round first
+# (local: an mmap/write/munmap of its region, which builds its radix-tree nodes and fills its CPU's
+# page and slab lists; fault: one pass over its slice and the MADV_DONTNEED, which allocates its
+# page-table page and fills its CPU's page lists and LRU batches), and the counters are read after
+# it.  At 80 cores that start-up was most of per-core RadixVM's 10-round ROI (FINDINGS, session 36).
+# With the start-up out of the ROI, shorter ROIs: local 10 rounds per thread, fault two rounds of 64
+# pages, no mmap/munmap; a case named with a last -R runs R rounds (010c-local-stock-40,
+# 010c-fault-stock-4: the slope, what is left of a ROI's fixed part: C = F + c k).  One run
+# directory per case, restored from one checkpoint per core count; a case with a manifest is kept
+# unless FRESH=1.  CORES="10 80" and CASES="local-stock ..." choose.  GEM5 must be set.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=results/gem5-e7-8870-warm
+all="local-radixvm-percore local-stock local-radixvm fault-stock fault-rwlock fault-rcu"
+variants="stock radixvm radixvm-percore rwlock rcu"
+for n in ${CORES:-10 20 40 80}; do
+  for c in ${CASES:-$all}; do
+    w=${c%%-*} v=${c#*-} rounds=
+    case ${v##*-} in [0-9]*) rounds=${v##*-} v=${v%-*} ;; esac
+    case " $variants " in *" $v "*) ;; *) echo "make.sh: unknown case $c (one of: $all, with -R)" >&2; exit 2 ;; esac
+    case $w in
+      fault) params=(--param fault.iters=${rounds:-2} --param fault.pages=64 --param fault.mmap_pct=0) ;;
+      local) params=(--param local.iters=${rounds:-10}) ;;
+      *) echo "make.sh: unknown case $c (one of: $all, with -R)" >&2; exit 2 ;;
+    esac
+    d=$out/$(printf %03dc $n)-$c
+    [ "${FRESH:-0}" = 0 ] && [ -f "$d/manifest.json" ] && continue
+    rm -rf "$d"
+    .venv/bin/vmscale checkpoint --cores $n --gem5 board=e7-8870 --max-host-seconds 2400
+    .venv/bin/vmscale run --backend gem5 --cores $n --gem5 board=e7-8870 --workload "$w" --kernel-variant "$v" \
+        "${params[@]}" --out "$d"
+    (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini)
+  done
+done
+# the table and report of the cases finished so far
+finished=$(ls -d "$out"/0*c-*/manifest.json 2>/dev/null | xargs -rn1 dirname)
+[ -n "$finished" ] || exit 0
+.venv/bin/vmscale collect --restat $finished -o "$out/table.csv"
+.venv/bin/vmscale report "$out/table.csv" --out "$out/report"

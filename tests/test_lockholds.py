@@ -1,0 +1,67 @@
+"""Lock holds from a sampled exec trace (vmscale.lockholds): the trace lines are gem5's Exec format."""
+
+import pytest
+
+from vmscale import lockholds
+
+
+def _line(tick, cpu, sym, off=0):
+    return f"{tick}: board.processor.cores{cpu:02d}.core: 0xffffffff8141{off:04x} @{sym}+{off}    : nop\n"
+
+
+def _hold(cpu, t0, site, body, hold, wait=300):
+    """A CPU in `site` takes the lock (spinning `wait` ticks), runs `body` and unlocks after `hold`."""
+    out = [_line(t0, cpu, site), _line(t0 + 10, cpu, "_raw_spin_lock_irqsave"),
+           _line(t0 + 20, cpu, "queued_spin_lock_slowpath"), _line(t0 + wait, cpu, "_raw_spin_lock_irqsave", 8)]
+    start = t0 + wait + 10
+    out.append(_line(start, cpu, site, 40))
+    for k, sym in enumerate(body):
+        out.append(_line(start + 10 * (k + 1), cpu, sym))
+    out.append(_line(start + hold, cpu, "_raw_spin_unlock_irqrestore"))
+    out.append(_line(start + hold + 10, cpu, site, 60))
+    return out, start
+
+
+def test_holds_are_measured_from_the_return_of_the_lock_to_the_unlock():
+    a, _ = _hold(0, 1000, "folio_batch_move_lru", ["lru_add", "__mod_zone_page_state"], hold=4000)
+    b, _ = _hold(1, 1500, "folios_put_refs", ["free_unref_folios"], hold=2500, wait=2000)
+    lines = sorted(a + b, key=lambda s: int(s.split(":")[0]))
+    sp = lockholds.spans(lines, [(0, 100_000)], window_ticks=20_000)
+    got = {(s["cpu"], s["site"]): s["hold"] for s in sp}
+    assert got == {(0, "folio_batch_move_lru"): 4000, (1, "folios_put_refs"): 2500}
+
+
+def test_a_hold_whose_wait_began_before_the_window_still_counts():
+    lines, _ = _hold(0, 1000, "folio_batch_move_lru", ["lru_add"], hold=3000)
+    sp = lockholds.spans(lines[2:], [(0, 100_000)], window_ticks=20_000)   # the window opens mid-spin
+    assert [(s["site"], s["hold"]) for s in sp] == [("folio_batch_move_lru", 3000)]
+
+
+def test_a_hold_cut_by_the_window_or_outside_the_roi_is_dropped():
+    head, _ = _hold(0, 1000, "folio_batch_move_lru", ["lru_add"], hold=3000)
+    # the unlock is seen only in the next window (a gap longer than the window)
+    cut = head[:-2] + [_line(100_000, 0, "_raw_spin_unlock_irqrestore"), _line(100_010, 0, "folio_batch_move_lru")]
+    assert lockholds.spans(cut, [(0, 200_000)], window_ticks=20_000) == []
+    assert lockholds.spans(head, [(50_000, 90_000)], window_ticks=20_000) == []
+
+
+def test_nested_irqsave_sections_close_innermost_first():
+    outer = [_line(0, 0, "outer"), _line(10, 0, "_raw_spin_lock_irqsave"), _line(20, 0, "outer")]
+    inner, _ = _hold(0, 30, "inner", ["work"], hold=500)
+    tail = [_line(2000, 0, "_raw_spin_unlock_irqrestore"), _line(2010, 0, "outer")]
+    sp = lockholds.spans(outer + inner + tail, [(0, 10_000)], window_ticks=5_000)
+    assert [(s["site"], s["hold"]) for s in sp] == [("inner", 500), ("outer", 1980)]
+
+
+def test_summary_weights_long_holds_by_the_chance_a_window_sees_them_whole():
+    w = 10_000
+    sp = [{"roi": 0, "cpu": 0, "site": "a", "hold": 5_000}, {"roi": 0, "cpu": 1, "site": "a", "hold": 1_000},
+          {"roi": 0, "cpu": 2, "site": "b", "hold": 2_000}]
+    rows = {r["site"]: r for r in lockholds.summary(sp, w, tick_per_cycle=10.0, windows=4, roi_ticks=400_000,
+                                                     ops=100)}
+    wa = w / (w - 5_000) + w / (w - 1_000)
+    assert rows["a"]["holds"] == 2 and rows["a"]["weight"] == pytest.approx(wa)
+    assert rows["a"]["hold_cycles"] == pytest.approx((2 * 5_000 + w / 9_000 * 1_000) / wa / 10)
+    assert rows["a"]["held"] == pytest.approx((2 * 5_000 + w / 9_000 * 1_000) / (4 * w))
+    assert rows["b"]["holds_per_op"] == pytest.approx(w / 8_000 / (4 * w) * 400_000 / 100)
+    assert list(rows) == ["a", "b"]
