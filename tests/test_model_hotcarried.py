@@ -63,6 +63,49 @@ def test_a_saturated_line_with_runs_follows_the_ownership_runs():
     assert d == [pytest.approx(r["service"][0])] and k[0] == pytest.approx(r["k"][0]) and k[0] > 4
 
 
+def _holds(rows):
+    return [{"workload": "w", "kernel_variant": "v", "cores": str(n), "site": site, "hold_cycles": str(h),
+             "holds_per_op": str(v)} for n, site, h, v in rows]
+
+
+def test_by_hand_lock_holds_are_stations_whose_hold_grows_with_the_transfer_path():
+    c1, v, s = 10_000.0, 2.0, 100.0
+    # two sites of the LRU's lock at 10 cores (one queue), a zone-lock site, and a profile at 4 cores
+    held = _holds([(10, "folio_batch_move_lru", 3_000, 0.03), (10, "folios_put_refs", 1_000, 0.01),
+                   (10, "rmqueue_bulk", 400, 0.1), (4, "folio_batch_move_lru", 2_000, 0.03),
+                   (20, "folio_batch_move_lru", 9_999, 0.5)])          # past the fitted counts: unused
+    c = hotcarried.Carried(_curve(c1, 40.0), _trace(v, s), Dist().miss_cycles, Dist().transfer_cycles,
+                           hold_rows=held)
+    lk = {k["name"]: k for k in c.locks}
+    assert set(lk) == {"lru_lock", "zone_lock"} and lk["lru_lock"]["cores"] == 10
+    assert lk["lru_lock"]["visits"] == pytest.approx(0.04)
+    assert lk["lru_lock"]["service"] == pytest.approx((0.03 * 3_000 + 0.01 * 1_000) / 0.04)
+    # 4 and 10 cores are one socket (transfer 9 cycles at both): no growth to learn from
+    assert lk["lru_lock"]["per_transfer"] == 0.0 and lk["zone_lock"]["per_transfer"] == 0.0
+    assert c.think == pytest.approx(c1 - v * s - 0.04 * 2_500 - 0.1 * 400)
+    assert c.throughput([1])[0] == pytest.approx(1 / c1)
+    _, d, _ = c.at(40)
+    assert d[1:] == [pytest.approx(0.04 * 2_500), pytest.approx(0.1 * 400)]
+
+
+def test_a_lock_profiled_on_two_sockets_and_one_lengthens_by_its_transfers():
+    class Far(Dist):
+        def transfer_cycles(self, n):
+            return {1: 9.0, 10: 9.0, 20: 100.0}.get(n, 300.0)
+    rows = _curve(10_000.0, 40.0) + [dict(_curve(10_000.0, 40.0)[-1], cores="20", threads="20")]
+    held = _holds([(10, "folio_batch_move_lru", 1_000, 0.05), (20, "folio_batch_move_lru", 1_910, 0.05)])
+    c = hotcarried.Carried(rows, _trace(2.0, 100.0), Far().miss_cycles, Far().transfer_cycles, hold_rows=held)
+    (k,) = c.locks
+    assert k["cores"] == 20 and k["per_transfer"] == pytest.approx(910 / 91)
+    assert c.hold(k, 80) == pytest.approx(1_910 + 10 * (300 - 100)) and c.hold(k, 10) == pytest.approx(1_910)
+    model = hotcarried.HotLocksOnBoard(_trace(2.0, 100.0), held, Far()).fit(rows)
+    assert model.params["locks"][0]["name"] == "lru_lock"
+    z, d, _ = c.at(80)
+    assert model.predict([80]).throughput[0] == pytest.approx(solvers.mva(z, d, 80)["throughput"])
+    with pytest.raises(methods.NoModel, match="no lock holds"):
+        hotcarried.HotLocksOnBoard(_trace(2.0, 100.0), _holds([(40, "x", 1, 1)]), Far()).fit(rows)
+
+
 def test_no_trace_at_or_below_the_fitted_counts_is_refused():
     with pytest.raises(methods.NoModel, match="no hot-line trace at or below"):
         hotcarried.Carried(_curve(1000.0, 1.0), _trace(0.5, 100, cores=20), Dist().miss_cycles,

@@ -58,12 +58,29 @@ def hotline_rows(path) -> list:
     return rows
 
 
+def hold_rows(path) -> list:
+    """A holds.csv's rows (`vmscale threads` of a profiled run), each with its run's board."""
+    import csv
+    try:
+        rows = list(csv.DictReader(open(path, newline="")))
+    except OSError as e:
+        raise ValueError(f"{path}: {e.strerror}") from e
+    if rows and not {"workload", "kernel_variant", "cores", "site", "hold_cycles", "holds_per_op"} <= set(rows[0]):
+        raise ValueError(f"{path}: not a holds.csv (`vmscale threads RUN_DIR` of a run with --gem5 roi_profile=N)")
+    manifest = Path(path).parent / "manifest.json"
+    if manifest.is_file():
+        board = json.loads(manifest.read_text()).get("board", "")
+        rows = [dict(r, board=board) for r in rows]
+    return rows
+
+
 def _study(a):
     from vmscale_gem5.board import with_sockets
     from vmscale_model import outputs, study
     hot = [r for path in a.hotlines for r in hotline_rows(path)] if a.hotlines else None
+    held = [r for path in a.holds for r in hold_rows(path)] if a.holds else None
     result = study.study_table(a.table, a.train_max, a.min_points, train_min=a.train_min, workload=a.workload,
-                               hotlines=hot, boards=with_sockets)
+                               hotlines=hot, boards=with_sockets, holds=held)
     out = Path(a.out or Path(a.table).with_suffix("").as_posix() + "-study")
     md, figs = outputs.write_study(result, out, str(a.table), a.train_min, a.train_max, a.note)
     print(md, end="")
@@ -251,6 +268,9 @@ def _add_study(sub):
     st.add_argument("--hotlines", metavar="CSV", nargs="+",
                     help="hotlines.csv files (`vmscale hotlines`): the cases they traced are judged by the hot-line "
                     "models too (on a sockets board, also carried by its distances)")
+    st.add_argument("--holds", metavar="CSV", nargs="+",
+                    help="holds.csv files (`vmscale threads` of a run with --gem5 roi_profile=N): a traced case on a "
+                    "sockets board is judged with its locks as stations too (hotlocks)")
     st.add_argument("--out", help="output directory (default: TABLE-study/)")
     st.add_argument("--note", help="a line of provenance printed on the figures")
     st.set_defaults(func=_guarded(_study))

@@ -24,6 +24,14 @@ instead of a fitted S.  R and C are the board's
 one queue per line and Z(N) as delay.  Nothing is fitted to the curve: the trace, the 1-core
 cost, the counters at the fitted counts and the board's graph.
 
+Locks (`HotLocksOnBoard`): a spinlock that CPUs queue on serves each for its holder's hold, not
+for its line's hand-off.  With the lock holds of a profiled run of the case (`vmscale threads`'
+holds.csv, at the largest profiled count n_h not above the fitted ones) each lock is a station too:
+visits v = holds per operation, service h(N) = h(n_h) + m max(0, C(N) - C(n_h)), where m (the
+transfers a hold waits on that lengthen with the path) comes from a second profiled count n_h' as
+(h(n_h) - h(n_h')) / (C(n_h) - C(n_h')), else 0.  Its 1-core demand, v h(1), leaves the think time.
+Sites that take one lock are one station (LOCK_OF_SITE).
+
 Pure: rows and functions in, numbers out.
 """
 
@@ -34,10 +42,47 @@ from vmscale_model import hotstations, methods, solvers
 from vmscale_model.sockets import SATURATED, ownership_runs, per_op
 
 
+# The functions of Linux 6.12 that take a lock with spin_lock_irqsave, by the lock they take
+# (what one queue is); a site not named here is its own lock.
+LOCK_OF_SITE = {"folio_batch_move_lru": "lru_lock", "folios_put_refs": "lru_lock",
+                "lru_note_cost": "lru_lock", "free_pcppages_bulk": "zone_lock", "rmqueue_bulk": "zone_lock",
+                "free_one_page": "zone_lock"}
+
+
+def locks(hold_rows: list, n_max: int, transfer) -> list:
+    """Lock stations from holds.csv rows of one case (with `cores`): the largest profiled count not
+    above n_max; [{name, visits, service (at that count), per_transfer (m), cores}]."""
+    counts = sorted({int(float(r["cores"])) for r in hold_rows if int(float(r["cores"])) <= n_max})
+    if not counts:
+        return []
+
+    def at(n):
+        acc = {}
+        for r in hold_rows:
+            v, h = float(r["holds_per_op"]), float(r["hold_cycles"])
+            if int(float(r["cores"])) != n or not (v > 0 and h > 0):
+                continue
+            a = acc.setdefault(LOCK_OF_SITE.get(r["site"], r["site"]), [0.0, 0.0])
+            a[0] += v
+            a[1] += v * h
+        return {k: (v, d / v) for k, (v, d) in acc.items()}
+    top, below = at(counts[-1]), at(counts[-2]) if len(counts) > 1 else {}
+    out = []
+    for name, (v, h) in sorted(top.items(), key=lambda kv: -kv[1][0] * kv[1][1]):
+        m = 0.0
+        if name in below:
+            dc = float(transfer(counts[-1])) - float(transfer(counts[-2]))
+            m = max(0.0, (h - below[name][1]) / dc) if dc > 0 else 0.0
+        out.append({"name": name, "visits": v, "service": h, "per_transfer": m, "cores": counts[-1]})
+    return out
+
+
 class Carried:
-    def __init__(self, rows: list, trace_rows: list, miss_cycles, transfer_cycles, top: int = 0):
+    def __init__(self, rows: list, trace_rows: list, miss_cycles, transfer_cycles, top: int = 0,
+                 hold_rows: list = ()):
         """rows: the fitted core counts' rows of one curve (one at 1 core); trace_rows: hotlines.csv
-        rows of the same case, the largest traced count not above the fitted ones used."""
+        rows of the same case, the largest traced count not above the fitted ones used; hold_rows:
+        holds.csv rows of the same case (with cores), for lock stations."""
         fitted = sorted({int(float(r["cores"])) for r in rows})
         traced = sorted({int(r["cores"]) for r in trace_rows if r.get("cores")})
         usable = [n for n in traced if n <= fitted[-1]]
@@ -51,9 +96,13 @@ class Carried:
             self.per_op = per_op([r for r in rows if int(float(r["cores"])) == self.n0])
         except (ValueError, fitlib.FitError) as e:
             raise methods.NoModel(str(e)) from e
-        self.think = m["think"]
         self._miss, self._transfer = miss_cycles, transfer_cycles
         self._cache = {}
+        self.locks = locks(list(hold_rows), self.n0, lambda n: self._d(n)[1])
+        # as the lines: the profiled hold at and below n_h (so MVA at one core gives the measured cost)
+        self.think = m["think"] - sum(k["visits"] * k["service"] for k in self.locks)
+        if self.locks and not self.think > 0:
+            raise methods.NoModel(f"the hot lines' and locks' demand is not below the 1-core cost: no think time left")
         x = solvers.mva(self.think, m["demands"], self.n_t)["throughput"]
         self.saturated = [x * s["demand"] >= SATURATED and s["visits"] < 1 for s in self.stations]
         self.outside_misses = max(0.0, self.per_op["misses"] - sum(s["visits"] for s in self.stations))
@@ -62,6 +111,10 @@ class Carried:
         if n not in self._cache:
             self._cache[n] = (self._miss(n), float(self._transfer(n)))
         return self._cache[n]
+
+    def hold(self, k: dict, n: int) -> float:
+        """A lock's hold at n cores: its profiled hold, lengthened by its transfers' longer path."""
+        return k["service"] + k["per_transfer"] * max(0.0, self._d(n)[1] - self._d(k["cores"])[1])
 
     def at(self, n: int) -> tuple:
         """(Z(N), [demand_k(N)], [operations per ownership of each line]) at n cores."""
@@ -74,6 +127,9 @@ class Carried:
             r = ownership_runs(s["demand"], s["visits"], 1.0, [reach], [grow], [n]) if sat else None
             demands.append(r["service"][0] if r else s["visits"] * (s["service"] + grow))
             runs.append(r["k"][0] if r else 1.0)
+        for k in self.locks:
+            demands.append(k["visits"] * self.hold(k, n))
+            runs.append(1.0)
         return z, demands, runs
 
     def throughput(self, cores) -> np.ndarray:
@@ -102,3 +158,28 @@ class HotLinesOnBoard:
     def describe(p) -> str:
         return (f"Z {p['think']:.4g}, {p['stations']} lines, D {p['demand']:.4g} (traced at {p['traced_at']}); "
                 f"per op at {p['at_cores']}: {p['misses']:.0f} misses; {p['runs']} line(s) held in runs")
+
+
+class HotLocksOnBoard(HotLinesOnBoard):
+    """The hot-line stations with the case's profiled lock holds as stations too, both carried."""
+    name, label = "hotlocks", "hot lines and lock holds carried by the board's distances, not fitted"
+
+    def __init__(self, trace_rows: list, hold_rows: list, board, top: int = 0):
+        super().__init__(trace_rows, board, top)
+        self.hold_rows = hold_rows
+
+    def fit(self, rows) -> methods.Model:
+        c = Carried(rows, self.trace_rows, self.board.miss_cycles, self.board.transfer_cycles, self.top,
+                    self.hold_rows)
+        if not c.locks:
+            raise methods.NoModel("no lock holds profiled at or below the fitted core counts")
+        params = {"think": c.think, "stations": len(c.stations), "traced_at": c.n_t, "at_cores": c.n0,
+                  "demand": sum(s["demand"] for s in c.stations), "runs": sum(c.saturated), **c.per_op,
+                  "locks": [{k: v for k, v in lk.items()} for lk in c.locks]}
+        return methods.Model(self.name, params, lambda cores: methods.Prediction(c.throughput(cores)))
+
+    @staticmethod
+    def describe(p) -> str:
+        held = "; ".join(f"{k['name']} {k['visits']:.3g} holds/op x {k['service']:.4g} cycles (+{k['per_transfer']:.2g} "
+                         f"per transfer cycle, profiled at {k['cores']})" for k in p["locks"])
+        return HotLinesOnBoard.describe(p) + f"; locks: {held}"

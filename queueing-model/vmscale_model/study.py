@@ -184,14 +184,16 @@ def judge(rows: list, train_max: int, law: str = "crossbar", train_min: int = 1,
 
 
 def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "crossbar", train_min: int = 1,
-          hotlines=None, boards=None) -> dict:
+          hotlines=None, boards=None, holds=None) -> dict:
     """Every curve with at least min_points core counts, judged; the rest listed as too short.
 
     A curve with several ROI sizes becomes one curve per size (`.../ops=K`) and the slope
     curve (`.../slope`), so sizes are never averaged together.  hotlines: rows of a
     hotlines.csv; a curve whose case they trace is judged by the hot-line model too.  boards:
     board label -> an object with miss_cycles(n) and transfer_cycles(n), or None; a gem5 curve
-    whose board it gives is judged by the fit carried by that board's distances too."""
+    whose board it gives is judged by the fit carried by that board's distances too.  holds: rows
+    of holds.csv files (`vmscale threads` of a profiled run); a traced case with holds on a board
+    is judged with lock stations too (hotcarried.HotLocksOnBoard)."""
     out = {}
     for (w, v, b, board), rs in sorted(curves(rows).items()):
         key = f"{w}/{v}" + (f"/{b}" if b else "") + (f"[{board}]" if board else "")
@@ -207,6 +209,10 @@ def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "cros
             methods.append(sockets.BoardDistances(board_obj, law))
             if trace:
                 methods.append(hotcarried.HotLinesOnBoard(trace, board_obj))
+                held = [r for r in holds or [] if r.get("workload") == w and r.get("kernel_variant") == v
+                        and r.get("board", board) == board]
+                if held:
+                    methods.append(hotcarried.HotLocksOnBoard(trace, held, board_obj))
         sizes = sorted({roi_size(r) for r in rs} - {None})
         if len(sizes) < 2:
             out[key] = _judge_curve(rs, train_max, min_points, methods, train_min, board_obj)
@@ -224,9 +230,9 @@ def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "cros
 
 
 def study_table(table, train_max: int = 16, min_points: int = 5, law: str = "crossbar", train_min: int = 1,
-                workload=None, hotlines=None, boards=None) -> dict:
+                workload=None, hotlines=None, boards=None, holds=None) -> dict:
     """study() of a table file (missing file, no rows and failed rows handled by load_table)."""
-    return study(fitlib.load_table(table, workload), train_max, min_points, law, train_min, hotlines, boards)
+    return study(fitlib.load_table(table, workload), train_max, min_points, law, train_min, hotlines, boards, holds)
 
 
 def _judge_curve(rows, train_max, min_points, methods, train_min, board=None) -> dict:

@@ -193,11 +193,12 @@ def load(run_dir) -> list:
     from vmscale.backends.gem5 import board_of, case_dumps
     run_dir = Path(run_dir)
     parsed, dumps = case_dumps(run_dir)
-    per_socket, window_ns, tick_per_cycle = 0, 1000, math.nan
+    per_socket, window_ns, tick_per_cycle, cores = 0, 1000, math.nan, 0
     manifest = run_dir / "manifest.json"
     if manifest.is_file():
         m = json.loads(manifest.read_text())
-        a = board_of(m.get("gem5_options") or {}).namespace(int(m["cores"]))
+        cores = int(m["cores"])
+        a = board_of(m.get("gem5_options") or {}).namespace(cores)
         if a.topology == "sockets":
             per_socket = a.socket_cores
         window_ns = a.roi_profile or window_ns
@@ -230,7 +231,7 @@ def load(run_dir) -> list:
             held = lockholds.summary([h for h in holds if h["roi"] == i], window_ns * 1000, tick_per_cycle,
                                      windows=-(-(e - b) // PERIOD_TICKS), roi_ticks=e - b,
                                      ops=float(case.result.get("ops") or 0))
-        out.append({"case": cid, "variant": case.variant, "workload": case.workload,
+        out.append({"case": cid, "variant": case.variant, "workload": case.workload, "cores": cores or len(tc),
                     "per_socket": per_socket, "threads": threads,
                     "symbols": profiles[i] if profiles is not None else None,
                     "timeline": timelines[i] if timelines is not None else None, "holds": held})
@@ -277,11 +278,12 @@ def symbols_csv(cases: list) -> str:
 
 
 def holds_csv(cases: list) -> str:
+    """The lock holds of each case (lockholds.summary), as the model's lock stations read them."""
     keys = ["site", "holds", "hold_cycles", "weight", "held", "holds_per_op"]
-    rows = ["case,variant,workload," + ",".join(keys)]
+    rows = ["case,kernel_variant,workload,cores," + ",".join(keys)]
     for c in cases:
         for h in c.get("holds") or []:
-            rows.append(f"{c['case']},{c['variant']},{c['workload']}," + ",".join(
+            rows.append(f"{c['case']},{c['variant']},{c['workload']},{c['cores']}," + ",".join(
                 str(h[k]) if k == "site" else f"{h.get(k, math.nan):g}" for k in keys))
     return "\n".join(rows) + "\n"
 
