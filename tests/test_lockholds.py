@@ -31,6 +31,13 @@ def test_holds_are_measured_from_the_return_of_the_lock_to_the_unlock():
     assert got == {(0, "folio_batch_move_lru"): 4000, (1, "folios_put_refs"): 2500}
 
 
+def test_the_unlock_named_by_the_lock_sections_start_marker_ends_a_hold():
+    lines, _ = _hold(0, 1000, "folio_batch_move_lru", ["lru_add"], hold=3000)
+    lines = [ln.replace("@_raw_spin_unlock_irqrestore", "@__lock_text_start") for ln in lines]
+    sp = lockholds.spans(lines, [(0, 100_000)], window_ticks=20_000)
+    assert [(s["site"], s["hold"]) for s in sp] == [("folio_batch_move_lru", 3000)]
+
+
 def test_a_hold_whose_wait_began_before_the_window_still_counts():
     lines, _ = _hold(0, 1000, "folio_batch_move_lru", ["lru_add"], hold=3000)
     sp = lockholds.spans(lines[2:], [(0, 100_000)], window_ticks=20_000)   # the window opens mid-spin

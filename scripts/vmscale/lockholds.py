@@ -21,7 +21,9 @@ Pure logic over trace lines (`spans`, `summary`); the command reads the run dire
 from collections import defaultdict
 
 LOCK = "_raw_spin_lock_irqsave"
-UNLOCK = "_raw_spin_unlock_irqrestore"
+# the unlock opens the kernel's .spinlock.text, so gem5's symbol table may name it by the section's
+# start marker, which shares its address
+UNLOCK = {"_raw_spin_unlock_irqrestore", "__lock_text_start"}
 WAIT = {LOCK, "queued_spin_lock_slowpath", "native_queued_spin_lock_slowpath"}
 
 
@@ -44,7 +46,7 @@ def spans(lines, rois: list, window_ticks: int) -> list:
         prev = last[1] if last else None
         if prev == LOCK and sym not in WAIT:
             st["stack"].append((sym, tick))     # returned from the lock: held
-        elif sym == UNLOCK and prev != UNLOCK and st["stack"]:
+        elif sym in UNLOCK and prev not in UNLOCK and st["stack"]:
             site, t_held = st["stack"].pop()
             out.append({"roi": roi, "cpu": cpu, "site": site, "hold": tick - t_held})
         st["last"], st["roi"] = (tick, sym), roi
