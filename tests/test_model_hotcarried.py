@@ -71,7 +71,7 @@ def _holds(rows):
 def test_by_hand_lock_holds_are_stations_whose_hold_grows_with_the_transfer_path():
     c1, v, s = 10_000.0, 2.0, 100.0
     # two sites of the LRU's lock at 10 cores (one queue), a zone-lock site, and a profile at 4 cores
-    held = _holds([(10, "folio_batch_move_lru", 3_000, 0.03), (10, "folios_put_refs", 1_000, 0.01),
+    held = _holds([(10, "folio_batch_move_lru", 3_000, 0.03), (10, "__page_cache_release.part.0", 1_000, 0.01),
                    (10, "rmqueue_bulk", 400, 0.1), (4, "folio_batch_move_lru", 2_000, 0.03),
                    (20, "folio_batch_move_lru", 9_999, 0.5)])          # past the fitted counts: unused
     c = hotcarried.Carried(_curve(c1, 40.0), _trace(v, s), Dist().miss_cycles, Dist().transfer_cycles,

@@ -43,10 +43,16 @@ from vmscale_model.sockets import SATURATED, ownership_runs, per_op
 
 
 # The functions of Linux 6.12 that take a lock with spin_lock_irqsave, by the lock they take
-# (what one queue is); a site not named here is its own lock.
-LOCK_OF_SITE = {"folio_batch_move_lru": "lru_lock", "folios_put_refs": "lru_lock",
+# (what one queue is); a site not named here is its own lock.  A compiler's clone of a function
+# (`__page_cache_release.part.0`) is the function.
+LOCK_OF_SITE = {"folio_batch_move_lru": "lru_lock", "folios_put_refs": "lru_lock", "__page_cache_release": "lru_lock",
                 "lru_note_cost": "lru_lock", "free_pcppages_bulk": "zone_lock", "rmqueue_bulk": "zone_lock",
                 "free_one_page": "zone_lock"}
+
+
+def lock_of(site: str) -> str:
+    base = site.split(".")[0]
+    return LOCK_OF_SITE.get(base, base)
 
 
 def locks(hold_rows: list, n_max: int, transfer) -> list:
@@ -62,7 +68,7 @@ def locks(hold_rows: list, n_max: int, transfer) -> list:
             v, h = float(r["holds_per_op"]), float(r["hold_cycles"])
             if int(float(r["cores"])) != n or not (v > 0 and h > 0):
                 continue
-            a = acc.setdefault(LOCK_OF_SITE.get(r["site"], r["site"]), [0.0, 0.0])
+            a = acc.setdefault(lock_of(r["site"]), [0.0, 0.0])
             a[0] += v
             a[1] += v * h
         return {k: (v, d / v) for k, (v, d) in acc.items()}
