@@ -24,8 +24,11 @@ note="gem5 v24.0.0.1 Timing+Ruby MESI_Two_Level, board=e7-8870, window throughpu
 # local/stock at 10 and 20): the study uses a curve's largest traced count not above its fitted ones
 traces=$(ls results/gem5-e7-8870-{fault,local}-hotlines/0*c-*/hotlines.csv results/gem5-e7-8870-handover/0*c-*/hotlines.csv \
          2>/dev/null || true)
+# lock holds of fault/stock sampled at 10 and 20 cores (results/gem5-e7-8870-profiles, the warm-up image): the
+# hotlocks method; the study uses the profiles at or below --train-max
+holds=$(ls results/gem5-e7-8870-profiles/0*c-*-warm/holds.csv 2>/dev/null || true)
 for n in 10 20; do
   .venv/bin/vmscale model study "$out/table.csv" --train-max $n --min-points 5 --out "$out/study-$n" --note "$note" \
-      --hotlines $traces
+      --hotlines $traces ${holds:+--holds $holds}
   .venv/bin/vmscale model sockets "$out/table.csv" --train-max $n --out "$out/sockets-$n" --note "$note"
 done
