@@ -11,18 +11,19 @@
 #     results/gem5-e7-8870-fig5/sweep-local-80).
 # The trace is kept as m5out/trace.out.xz.  And on the image whose workloads warm up (session 37),
 # for the lock holds (`vmscale threads` writes holds.csv: a hold must fit in a window):
-#   010c-fault-stock-warm, 020c-fault-stock-warm: fault as results/gem5-e7-8870-warm (two rounds of
-#     64 pages), 20 us of every 100 us traced; the trace (gigabytes) is not kept, its tables are.
+#   010c-fault-stock-warm, 020c-fault-stock-warm (and -rwlock-, -rcu-): fault as results/gem5-e7-8870-warm
+#     (two rounds of 64 pages), 20 us of every 100 us traced; the trace (gigabytes) is not kept, its tables are.
 # GEM5 must be set.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-profiles
-all="040c-fault-stock-64 080c-fault-stock-64 080c-local-radixvm-percore-10 010c-fault-stock-warm 020c-fault-stock-warm"
+all="040c-fault-stock-64 080c-fault-stock-64 080c-local-radixvm-percore-10 010c-fault-stock-warm 020c-fault-stock-warm
+     010c-fault-rwlock-warm 020c-fault-rwlock-warm 010c-fault-rcu-warm 020c-fault-rcu-warm"
 for c in ${CASES:-$all}; do
   n=$((10#${c%%c-*})) window=500
   case $c in
     *-fault-stock-64) w=fault v=stock params=(--param fault.iters=1 --param fault.pages=64 --param fault.mmap_pct=0) ;;
-    *-fault-stock-warm) w=fault v=stock window=20000 params=(--param fault.iters=2 --param fault.pages=64 --param fault.mmap_pct=0) ;;
+    *-fault-*-warm) w=fault v=${c#*-fault-} v=${v%-warm} window=20000 params=(--param fault.iters=2 --param fault.pages=64 --param fault.mmap_pct=0) ;;
     *-local-radixvm-percore-10) w=local v=radixvm-percore params=(--param local.iters=10) ;;
     *) echo "make.sh: unknown case $c (one of: $all)" >&2; exit 2 ;;
   esac
