@@ -1,0 +1,1 @@
+/opt/gem5-v24/gem5.opt -d /work/main/results/gem5-rerun-2c/run.partial/m5out /work/main/sim-configs/vmscale_fs.py --kernel /work/main/build/kernel/normal/vmlinux --disk /work/main/build/image/vmscale.img --mode restore --checkpoint-dir /work/main/build/checkpoints/2c-eb69dd624c7fd418 --script /work/main/results/gem5-rerun-2c/run.partial/run.sh --cores 2 --cpu timing --hotlines 1
