@@ -126,3 +126,26 @@ def test_the_reference_boards_traced_shared_atomic_in_the_study():
     # only the traced case has the method
     other = next(k for k in out if k.startswith("refcount/refcache/"))
     assert "hotboard" not in out[other]["methods"]
+
+
+def test_the_lru_lock_as_a_station_carries_fault_past_two_sockets():
+    """fault under per-VMA locks on the reference board (the warm-up record: one image), fitted on
+    1-20 cores with the LRU lock's holds sampled at 10 and 20: within the issue's goal at 40 and 80,
+    where the hot lines alone, which charge the lock its line's hand-off, are not."""
+    from vmscale_model.cli import hold_rows
+    warm = REPO / "results" / "gem5-e7-8870-warm"
+    profiles = sorted((REPO / "results" / "gem5-e7-8870-profiles").glob("0*c-fault-stock-warm/holds.csv"))
+    assert [p.parent.name[:4] for p in profiles] == ["010c", "020c"]
+    held = [r for p in profiles for r in hold_rows(p)]
+    assert {r["board"] for r in held} == {"board=e7-8870"}    # each row carries its run's board (as curves name it)
+    trace = [r for p in sorted((REPO / "results" / "gem5-e7-8870-fault-hotlines").glob("0*c-fault-stock/hotlines.csv"))
+             for r in csv.DictReader(open(p, newline=""))]
+    out = study.study(fitlib.load_table(warm / "table.csv", "fault"), train_max=20, hotlines=trace, holds=held,
+                      boards=lambda label: Board.make(label) if label else None)
+    key = next(k for k in out if k.startswith("fault/stock/") and "hotlocks" in out[k].get("methods", {}))
+    r = out[key]
+    assert r["held_cores"] == [40, 80]
+    locks = r["methods"]["hotlocks"]["params"]["locks"]
+    assert locks[0]["name"] == "lru_lock" and locks[0]["cores"] == 20 and locks[0]["per_transfer"] > 0
+    assert all(abs(e) < 0.15 for e in r["methods"]["hotlocks"]["error"]), r["methods"]["hotlocks"]["error"]
+    assert abs(r["methods"]["hotboard"]["error"][1]) > 0.15       # without the lock station, not at 80
