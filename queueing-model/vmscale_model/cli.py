@@ -41,37 +41,33 @@ def _fit(a):
     return 0
 
 
-def hotline_rows(path) -> list:
-    """A hotlines.csv's rows, each with the board its run directory's manifest names (`board`,
-    when the manifest is beside it): the study matches a trace to curves of that board only."""
+def _rows_with_board(path, needs: set, what: str) -> list:
+    """A CSV's rows, each with the board its run directory's manifest names (`board`, when the
+    manifest is beside it): the study matches them to curves of that board only."""
     import csv
     try:
         rows = list(csv.DictReader(open(path, newline="")))
     except OSError as e:
         raise ValueError(f"{path}: {e.strerror}") from e
-    if rows and not {"workload", "kernel_variant", "cores", "rank"} <= set(rows[0]):
-        raise ValueError(f"{path}: not a hotlines.csv (`vmscale hotlines RUN_DIR` writes one)")
+    if rows and not needs <= set(rows[0]):
+        raise ValueError(f"{path}: not a {what}")
     manifest = Path(path).parent / "manifest.json"
     if manifest.is_file():
         board = json.loads(manifest.read_text()).get("board", "")
         rows = [dict(r, board=board) for r in rows]
     return rows
+
+
+def hotline_rows(path) -> list:
+    """A hotlines.csv's rows (`vmscale hotlines RUN_DIR`), each with its run's board."""
+    return _rows_with_board(path, {"workload", "kernel_variant", "cores", "rank"},
+                            "hotlines.csv (`vmscale hotlines RUN_DIR` writes one)")
 
 
 def hold_rows(path) -> list:
     """A holds.csv's rows (`vmscale threads` of a profiled run), each with its run's board."""
-    import csv
-    try:
-        rows = list(csv.DictReader(open(path, newline="")))
-    except OSError as e:
-        raise ValueError(f"{path}: {e.strerror}") from e
-    if rows and not {"workload", "kernel_variant", "cores", "site", "hold_cycles", "holds_per_op"} <= set(rows[0]):
-        raise ValueError(f"{path}: not a holds.csv (`vmscale threads RUN_DIR` of a run with --gem5 roi_profile=N)")
-    manifest = Path(path).parent / "manifest.json"
-    if manifest.is_file():
-        board = json.loads(manifest.read_text()).get("board", "")
-        rows = [dict(r, board=board) for r in rows]
-    return rows
+    return _rows_with_board(path, {"workload", "kernel_variant", "cores", "site", "hold_cycles", "holds_per_op"},
+                            "holds.csv (`vmscale threads RUN_DIR` of a run with --gem5 roi_profile=N)")
 
 
 def _study(a):

@@ -29,7 +29,8 @@ for its line's hand-off.  With the lock holds of a profiled run of the case (`vm
 holds.csv, at the largest profiled count n_h not above the fitted ones) each lock is a station too:
 visits v = holds per operation, service h(N) = h(n_h) + m max(0, C(N) - C(n_h)), where m (the
 transfers a hold waits on that lengthen with the path) comes from a second profiled count n_h' as
-(h(n_h) - h(n_h')) / (C(n_h) - C(n_h')), else 0.  Its 1-core demand, v h(1), leaves the think time.
+(h(n_h) - h(n_h')) / (C(n_h) - C(n_h')), else 0.  Its demand at n_h, v h(n_h), leaves the think time
+(as a line's traced hand-off does, so MVA at one core still gives the measured cost).
 Sites that take one lock are one station (LOCK_OF_SITE).
 
 Pure: rows and functions in, numbers out.
@@ -105,10 +106,9 @@ class Carried:
         self._miss, self._transfer = miss_cycles, transfer_cycles
         self._cache = {}
         self.locks = locks(list(hold_rows), self.n0, lambda n: self._d(n)[1])
-        # as the lines: the profiled hold at and below n_h (so MVA at one core gives the measured cost)
         self.think = m["think"] - sum(k["visits"] * k["service"] for k in self.locks)
         if self.locks and not self.think > 0:
-            raise methods.NoModel(f"the hot lines' and locks' demand is not below the 1-core cost: no think time left")
+            raise methods.NoModel("the hot lines' and locks' demand is not below the 1-core cost: no think time left")
         x = solvers.mva(self.think, m["demands"], self.n_t)["throughput"]
         self.saturated = [x * s["demand"] >= SATURATED and s["visits"] < 1 for s in self.stations]
         self.outside_misses = max(0.0, self.per_op["misses"] - sum(s["visits"] for s in self.stations))
@@ -156,9 +156,12 @@ class HotLinesOnBoard:
 
     def fit(self, rows) -> methods.Model:
         c = Carried(rows, self.trace_rows, self.board.miss_cycles, self.board.transfer_cycles, self.top)
-        params = {"think": c.think, "stations": len(c.stations), "traced_at": c.n_t, "at_cores": c.n0,
-                  "demand": sum(s["demand"] for s in c.stations), "runs": sum(c.saturated), **c.per_op}
-        return methods.Model(self.name, params, lambda cores: methods.Prediction(c.throughput(cores)))
+        return methods.Model(self.name, self._params(c), lambda cores: methods.Prediction(c.throughput(cores)))
+
+    @staticmethod
+    def _params(c: Carried) -> dict:
+        return {"think": c.think, "stations": len(c.stations), "traced_at": c.n_t, "at_cores": c.n0,
+                "demand": sum(s["demand"] for s in c.stations), "runs": sum(c.saturated), **c.per_op}
 
     @staticmethod
     def describe(p) -> str:
@@ -179,9 +182,7 @@ class HotLocksOnBoard(HotLinesOnBoard):
                     self.hold_rows)
         if not c.locks:
             raise methods.NoModel("no lock holds profiled at or below the fitted core counts")
-        params = {"think": c.think, "stations": len(c.stations), "traced_at": c.n_t, "at_cores": c.n0,
-                  "demand": sum(s["demand"] for s in c.stations), "runs": sum(c.saturated), **c.per_op,
-                  "locks": [{k: v for k, v in lk.items()} for lk in c.locks]}
+        params = {**self._params(c), "locks": [dict(lk) for lk in c.locks]}
         return methods.Model(self.name, params, lambda cores: methods.Prediction(c.throughput(cores)))
 
     @staticmethod
