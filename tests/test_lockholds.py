@@ -72,3 +72,59 @@ def test_summary_weights_long_holds_by_the_chance_a_window_sees_them_whole():
     assert rows["a"]["held"] == pytest.approx((2 * 5_000 + w / 9_000 * 1_000) / (4 * w))
     assert rows["b"]["holds_per_op"] == pytest.approx(w / 8_000 / (4 * w) * 400_000 / 100)
     assert list(rows) == ["a", "b"]
+
+
+def _at(tick, cpu, sym, off=0, op="nop"):
+    where = f"@{sym}+{off}" if off else f"@{sym}"
+    return f"{tick}: board.processor.cores{cpu:02d}.core: 0xffffffff810a{off:04x} {where}    : {op}\n"
+
+
+def _write_hold(cpu, t_enter, t_acq, site, t_rel, unlock="up_write", downgrade_at=None):
+    """A CPU in `site` calls down_write_killable at t_enter (sleeping in the slow path, whose
+    return into the lock is not a call), returns holding it at t_acq, unlocks at t_rel."""
+    out = [_at(t_enter - 10, cpu, site, 20), _at(t_enter, cpu, "down_write_killable"),
+           _at(t_enter + 10, cpu, "rwsem_down_write_slowpath"), _at(t_enter + 20, cpu, "schedule"),
+           _at(t_acq - 20, cpu, "down_write_killable", 30), _at(t_acq - 10, cpu, "down_write_killable", 34, "ret"),
+           _at(t_acq, cpu, site, 25)]
+    if downgrade_at:
+        out += [_at(downgrade_at, cpu, "downgrade_write"), _at(downgrade_at + 10, cpu, site, 60)]
+    out += [_at(t_rel, cpu, unlock), _at(t_rel + 10, cpu, "rwsem_wake"), _at(t_rel + 20, cpu, unlock, 40),
+            _at(t_rel + 30, cpu, site, 80)]
+    return out
+
+
+def _sorted(lines):
+    return sorted(lines, key=lambda s: int(s.split(":")[0]))
+
+
+def test_a_sleeping_writers_hold_and_the_handoff_to_it_are_measured():
+    # CPU 0 holds mmap_lock (mmap) from 1,000 to 6,000; CPU 1 asked at 2,000, slept, and ran with
+    # the lock at 9,000 (hand-off 3,000), downgraded it (munmap) and released the read side at 12,000
+    a = _write_hold(0, 500, 1_000, "vm_mmap_pgoff", 6_000)
+    b = _write_hold(1, 2_000, 9_000, "__vm_munmap", 12_000, unlock="up_read", downgrade_at=10_000)
+    sp = lockholds.spans(_sorted(a + b), [(0, 100_000)], window_ticks=50_000, period_ticks=100_000)
+    got = {s["site"]: (s["kind"], s["hold"], s["handoff"]) for s in sp}
+    assert got == {"vm_mmap_pgoff": ("rwsem-write", 5_000, None), "__vm_munmap": ("rwsem-write", 3_000, 3_000)}
+    rows = {r["site"]: r for r in lockholds.summary(sp, 50_000, tick_per_cycle=10.0, windows=1, roi_ticks=100_000,
+                                                     ops=2)}
+    assert rows["__vm_munmap"]["handoffs"] == 1
+    assert rows["__vm_munmap"]["handoff_cycles"] == pytest.approx(3_000 / 10)
+    assert rows["vm_mmap_pgoff"]["handoffs"] == 0 and rows["vm_mmap_pgoff"]["handoff_cycles"] != \
+        rows["vm_mmap_pgoff"]["handoff_cycles"]                                  # NaN: none seen
+
+
+def test_no_handoff_for_a_writer_that_came_after_the_release_or_in_another_window():
+    a = _write_hold(0, 500, 1_000, "vm_mmap_pgoff", 6_000)
+    late = _write_hold(1, 7_000, 7_500, "__vm_munmap", 8_000)                  # the lock was free
+    sp = lockholds.spans(_sorted(a + late), [(0, 100_000)], window_ticks=50_000, period_ticks=100_000)
+    assert {s["site"]: s["handoff"] for s in sp} == {"vm_mmap_pgoff": None, "__vm_munmap": None}
+    # released in one window, acquired in the next: the gap between them was not traced
+    nxt = _write_hold(1, 2_000, 101_000, "__vm_munmap", 102_000)
+    sp = lockholds.spans(_sorted(a + nxt), [(0, 200_000)], window_ticks=50_000, period_ticks=100_000)
+    assert {s["site"]: s["handoff"] for s in sp} == {"vm_mmap_pgoff": None, "__vm_munmap": None}
+    # an unlock's own callee returning into it is not a second unlock; an up_read without a
+    # downgrade ends no write hold
+    plain = _write_hold(0, 500, 1_000, "vm_mmap_pgoff", 6_000)
+    plain.insert(-4, _at(3_000, 0, "up_read"))
+    sp = lockholds.spans(_sorted(plain), [(0, 100_000)], window_ticks=50_000)
+    assert [(s["site"], s["hold"]) for s in sp] == [("vm_mmap_pgoff", 5_000)]

@@ -47,7 +47,7 @@ def test_by_hand_the_work_outside_the_lines_grows_with_the_miss_path_and_an_unsa
     z1 = c1 - v * s
     assert c.at(1)[0] == pytest.approx(z1) and c.at(10)[1] == [pytest.approx(v * s)]
     assert c.throughput([1])[0] == pytest.approx(1 / c1)              # the 1-core cost, by construction
-    z, d, k = c.at(40)
+    z, d, k, _ = c.at(40)
     fetches = 2000 / 1000
     assert z == pytest.approx(z1 + (misses - v) * (100 - 6) + fetches * (50 - 6))
     assert d == [pytest.approx(v * (s + 150 - 9))] and k == [1.0]
@@ -58,7 +58,7 @@ def test_a_saturated_line_with_runs_follows_the_ownership_runs():
     rows = _curve(1_000.0, 1.0)
     c = hotcarried.Carried(rows, _trace(0.25, 800.0), Dist().miss_cycles, Dist().transfer_cycles)
     assert c.saturated == [True]          # 10 cores x 200 cycles of demand per 1,000-cycle op
-    _, d, k = c.at(40)
+    _, d, k, _ = c.at(40)
     r = ownership_runs(0.25 * 800, 0.25, 1.0, [100 - 6], [150 - 9], [40])
     assert d == [pytest.approx(r["service"][0])] and k[0] == pytest.approx(r["k"][0]) and k[0] > 4
 
@@ -84,7 +84,7 @@ def test_by_hand_lock_holds_are_stations_whose_hold_grows_with_the_transfer_path
     assert lk["lru_lock"]["per_transfer"] == 0.0 and lk["zone_lock"]["per_transfer"] == 0.0
     assert c.think == pytest.approx(c1 - v * s - 0.04 * 2_500 - 0.1 * 400)
     assert c.throughput([1])[0] == pytest.approx(1 / c1)
-    _, d, _ = c.at(40)
+    _, d, _, _ = c.at(40)
     assert d[1:] == [pytest.approx(0.04 * 2_500), pytest.approx(0.1 * 400)]
 
 
@@ -100,10 +100,34 @@ def test_a_lock_profiled_on_two_sockets_and_one_lengthens_by_its_transfers():
     assert c.hold(k, 80) == pytest.approx(1_910 + 10 * (300 - 100)) and c.hold(k, 10) == pytest.approx(1_910)
     model = hotcarried.HotLocksOnBoard(_trace(2.0, 100.0), held, Far()).fit(rows)
     assert model.params["locks"][0]["name"] == "lru_lock"
-    z, d, _ = c.at(80)
+    z, d, _, _ = c.at(80)
     assert model.predict([80]).throughput[0] == pytest.approx(solvers.mva(z, d, 80)["throughput"])
     with pytest.raises(methods.NoModel, match="no lock holds"):
         hotcarried.HotLocksOnBoard(_trace(2.0, 100.0), _holds([(40, "x", 1, 1)]), Far()).fit(rows)
+
+
+def test_a_sleeping_locks_handoff_is_a_station_step_carried_as_its_hold():
+    """mmap_lock's write side (rwsem): each hold also costs its waiter's wake-up while one waits,
+    profiled at 10 and 20 cores; the hand-off grows with the path as the hold does."""
+    class Far(Dist):
+        def transfer_cycles(self, n):
+            return {1: 9.0, 10: 9.0, 20: 100.0}.get(n, 300.0)
+    rows = _curve(10_000.0, 40.0) + [dict(_curve(10_000.0, 40.0)[-1], cores="20", threads="20")]
+    held = _holds([(10, "vm_mmap_pgoff", 1_000, 1.0), (10, "__vm_munmap", 2_000, 1.0),
+                   (20, "vm_mmap_pgoff", 1_000, 1.0), (20, "__vm_munmap", 2_000, 1.0)])
+    for r, g in zip(held, (3_000, 5_000, 4_000, 8_000)):
+        r.update(kind="rwsem-write", handoffs="10", handoff_cycles=str(g))
+    c = hotcarried.Carried(rows, _trace(2.0, 100.0), Far().miss_cycles, Far().transfer_cycles, hold_rows=held)
+    (k,) = c.locks
+    assert k["name"] == "mmap_lock" and k["visits"] == pytest.approx(2.0)
+    assert k["handoff"] == pytest.approx(6_000) and k["handoff_per_transfer"] == pytest.approx(2_000 / 91)
+    assert c.handoff(k, 80) == pytest.approx(6_000 + 2_000 / 91 * 200) and k["per_transfer"] == 0.0
+    # alone the lock costs its holds only; with many cores, always a waiter: hold + hand-off per visit
+    assert c.throughput([1])[0] == pytest.approx(1 / 10_000.0)
+    assert c.throughput([200])[0] == pytest.approx(1 / (2 * (1_500 + c.handoff(k, 200))), rel=0.02)
+    z, d, _, h = c.at(80)
+    assert h == [0.0, pytest.approx(2 * c.handoff(k, 80))]
+    assert c.throughput([80])[0] == pytest.approx(solvers.mva(z, d, 80, handoff=h)["throughput"])
 
 
 def test_no_trace_at_or_below_the_fitted_counts_is_refused():

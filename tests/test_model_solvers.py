@@ -111,3 +111,23 @@ def test_load_dependent_mva_without_growth_is_the_plain_recursion():
     assert ld["queue"][0] == pytest.approx(plain["queue"][0], rel=1e-5)
     with pytest.raises(ValueError, match="one value per station"):
         solvers.mva(100.0, [10.0], 4, growth=[1.0, 2.0])
+
+
+def test_a_sleeping_locks_handoff_in_mva_and_the_simpy_station_agree_within_two_percent():
+    """A lock whose next holder sleeps: with a waiter present each service also takes the
+    waiter's wake-up, so throughput falls from the 2-core peak to 1 / (hold + hand-off)."""
+    from vmscale_model import des
+    from vmscale_model.network import Model, Station
+    m = Model(think=300.0, stations=(Station("lock", 50.0, handoff=100.0),)).validate()
+    curve = {n: solvers.mva_throughput(m, n) for n in (1, 2, 3, 4, 8, 16, 32)}
+    assert curve[1] == pytest.approx(1 / 350.0)                # alone: no waiter, no wake-up
+    assert curve[32] == pytest.approx(1 / 150.0, rel=1e-3)     # always a waiter: hold + hand-off
+    peak = max(curve, key=curve.get)
+    assert peak <= 8 and curve[peak] > 1.05 * curve[32]       # the retrograde a fixed service has not
+    for n in (2, 4, 16):
+        sim = des.simulate(m, n, ops=30_000, seed=5).throughput
+        assert abs(sim - curve[n]) / curve[n] < 0.02, (n, sim, curve[n])
+    with pytest.raises(ValueError, match="handoff: one value per station"):
+        solvers.mva(100.0, [10.0], 4, handoff=[1.0, 2.0])
+    with pytest.raises(ValueError, match="times must be >= 0"):
+        Model(think=1.0, stations=(Station("lock", 5.0, handoff=-1.0),)).validate()

@@ -61,7 +61,8 @@ class _Line:
 
 
 class _LoadLine(_Line):
-    """A line whose service time follows the number of cores present (Station.per_waiter).
+    """A station whose service time follows the number of cores present (Station.per_waiter,
+    Station.handoff: Station.service_with).
 
     FCFS, one server.  With exponential service the completion rate tracks the number
     present as it changes (an arrival redraws the remaining time at the new rate, exact by
@@ -70,7 +71,7 @@ class _LoadLine(_Line):
 
     def __init__(self, env, station, n, rng, dist):
         super().__init__(env, station, n)
-        self.rng, self.dist = rng, dist
+        self.n, self.rng, self.dist = n, rng, dist
         self.waiting = deque()
         self.arrived = env.event()
         env.process(self._serve())
@@ -91,11 +92,11 @@ class _LoadLine(_Line):
                 yield self.arrived
                 continue
             if self.dist == "det":
-                yield env.timeout(self.service + self.station.per_waiter * (self.present - 1))
+                yield env.timeout(self.station.service_with(self.n, self.present))
             else:
                 while True:
                     self.arrived = env.event()
-                    mean = self.service + self.station.per_waiter * (self.present - 1)
+                    mean = self.station.service_with(self.n, self.present)
                     done = env.timeout(_draw(self.rng, mean, "exp"))
                     fired = yield done | self.arrived
                     if done in fired:
@@ -119,7 +120,7 @@ def simulate(model: Model, cores: int, ops: int = 50_000, warmup: float = 0.1, s
         raise ValueError(f"ops must be >= 1, got {ops}")
     env = simpy.Environment()
     rng = random.Random(seed)
-    lines = {s.name: _LoadLine(env, s, cores, rng, model.dist) if s.per_waiter else _Line(env, s, cores)
+    lines = {s.name: _LoadLine(env, s, cores, rng, model.dist) if s.load_dependent else _Line(env, s, cores)
              for s in model.all_stations()}
     warm = int(ops * warmup)
     state = {"done": 0, "t_warm": 0.0}

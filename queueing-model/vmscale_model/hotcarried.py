@@ -43,12 +43,15 @@ from vmscale_model import hotstations, methods, solvers
 from vmscale_model.sockets import SATURATED, ownership_runs, per_op
 
 
-# The functions of Linux 6.12 that take a lock with spin_lock_irqsave, by the lock they take
-# (what one queue is); a site not named here is its own lock.  A compiler's clone of a function
-# (`__page_cache_release.part.0`) is the function.
+# The functions of Linux 6.12 that take a lock with spin_lock_irqsave or, for writing, an
+# rw_semaphore (vmscale.lockholds), by the lock they take (what one queue is); a site not named here
+# is its own lock.  A compiler's clone of a function (`__page_cache_release.part.0`) is the function.
 LOCK_OF_SITE = {"folio_batch_move_lru": "lru_lock", "folios_put_refs": "lru_lock", "__page_cache_release": "lru_lock",
                 "lru_note_cost": "lru_lock", "free_pcppages_bulk": "zone_lock", "rmqueue_bulk": "zone_lock",
-                "free_one_page": "zone_lock"}
+                "free_one_page": "zone_lock",
+                # mmap_write_lock_killable(), inlined into the system calls that change the address space
+                "vm_mmap_pgoff": "mmap_lock", "__vm_munmap": "mmap_lock", "do_mprotect_pkey": "mmap_lock",
+                "__do_sys_brk": "mmap_lock", "__do_sys_mremap": "mmap_lock", "do_madvise": "mmap_lock"}
 
 
 def lock_of(site: str) -> str:
@@ -58,10 +61,19 @@ def lock_of(site: str) -> str:
 
 def locks(hold_rows: list, n_max: int, transfer) -> list:
     """Lock stations from holds.csv rows of one case (with `cores`): the largest profiled count not
-    above n_max; [{name, visits, service (at that count), per_transfer (m), cores}]."""
+    above n_max; [{name, visits, service (at that count), per_transfer (m), handoff, handoff_per_transfer,
+    cores}].  handoff: a sleeping lock's mean hand-off to a waiter (0 for a spinlock, or where none
+    was seen), carried as the hold is."""
     counts = sorted({int(float(r["cores"])) for r in hold_rows if int(float(r["cores"])) <= n_max})
     if not counts:
         return []
+
+    def num(r, key):
+        try:
+            x = float(r.get(key, "nan"))
+        except ValueError:
+            return 0.0
+        return x if x == x else 0.0
 
     def at(n):
         acc = {}
@@ -69,18 +81,23 @@ def locks(hold_rows: list, n_max: int, transfer) -> list:
             v, h = float(r["holds_per_op"]), float(r["hold_cycles"])
             if int(float(r["cores"])) != n or not (v > 0 and h > 0):
                 continue
-            a = acc.setdefault(lock_of(r["site"]), [0.0, 0.0])
+            a = acc.setdefault(lock_of(r["site"]), [0.0, 0.0, 0.0, 0.0])
             a[0] += v
             a[1] += v * h
-        return {k: (v, d / v) for k, (v, d) in acc.items()}
+            seen = num(r, "handoffs")
+            a[2] += seen
+            a[3] += seen * num(r, "handoff_cycles")
+        return {k: (v, d / v, g / ng if ng else 0.0) for k, (v, d, ng, g) in acc.items()}
     top, below = at(counts[-1]), at(counts[-2]) if len(counts) > 1 else {}
+    dc = float(transfer(counts[-1])) - float(transfer(counts[-2])) if len(counts) > 1 else 0.0
     out = []
-    for name, (v, h) in sorted(top.items(), key=lambda kv: -kv[1][0] * kv[1][1]):
-        m = 0.0
-        if name in below:
-            dc = float(transfer(counts[-1])) - float(transfer(counts[-2]))
-            m = max(0.0, (h - below[name][1]) / dc) if dc > 0 else 0.0
-        out.append({"name": name, "visits": v, "service": h, "per_transfer": m, "cores": counts[-1]})
+    for name, (v, h, g) in sorted(top.items(), key=lambda kv: -kv[1][0] * (kv[1][1] + kv[1][2])):
+        m = mg = 0.0
+        if name in below and dc > 0:
+            m = max(0.0, (h - below[name][1]) / dc)
+            mg = max(0.0, (g - below[name][2]) / dc)
+        out.append({"name": name, "visits": v, "service": h, "per_transfer": m, "handoff": g,
+                    "handoff_per_transfer": mg, "cores": counts[-1]})
     return out
 
 
@@ -122,8 +139,13 @@ class Carried:
         """A lock's hold at n cores: its profiled hold, lengthened by its transfers' longer path."""
         return k["service"] + k["per_transfer"] * max(0.0, self._d(n)[1] - self._d(k["cores"])[1])
 
+    def handoff(self, k: dict, n: int) -> float:
+        """A sleeping lock's hand-off to a waiter at n cores, carried as the hold is."""
+        return k["handoff"] + k["handoff_per_transfer"] * max(0.0, self._d(n)[1] - self._d(k["cores"])[1])
+
     def at(self, n: int) -> tuple:
-        """(Z(N), [demand_k(N)], [operations per ownership of each line]) at n cores."""
+        """(Z(N), [demand_k(N)], [operations per ownership of each line], [hand-off demand_k(N)]) at n
+        cores: a lock's hand-off demand is added while another core waits (solvers.mva's handoff)."""
         (m1, _), (mn, cn), (mt, ct) = self._d(1), self._d(n), self._d(self.n_t)
         z = (self.think + self.outside_misses * (mn["l1_bank"] - m1["l1_bank"])
              + self.per_op["memory_fetches"] * (mn["bank_memory"] - m1["bank_memory"]))
@@ -133,16 +155,18 @@ class Carried:
             r = ownership_runs(s["demand"], s["visits"], 1.0, [reach], [grow], [n]) if sat else None
             demands.append(r["service"][0] if r else s["visits"] * (s["service"] + grow))
             runs.append(r["k"][0] if r else 1.0)
+        handoffs = [0.0] * len(demands)
         for k in self.locks:
             demands.append(k["visits"] * self.hold(k, n))
             runs.append(1.0)
-        return z, demands, runs
+            handoffs.append(k["visits"] * self.handoff(k, n))
+        return z, demands, runs, handoffs
 
     def throughput(self, cores) -> np.ndarray:
         out = []
         for n in np.atleast_1d(cores):
-            z, demands, _ = self.at(int(n))
-            out.append(solvers.mva(z, demands, int(n))["throughput"])
+            z, demands, _, handoffs = self.at(int(n))
+            out.append(solvers.mva(z, demands, int(n), handoff=handoffs)["throughput"])
         return np.array(out)
 
 
@@ -188,5 +212,7 @@ class HotLocksOnBoard(HotLinesOnBoard):
     @staticmethod
     def describe(p) -> str:
         held = "; ".join(f"{k['name']} {k['visits']:.3g} holds/op x {k['service']:.4g} cycles (+{k['per_transfer']:.2g} "
-                         f"per transfer cycle, profiled at {k['cores']})" for k in p["locks"])
+                         f"per transfer cycle, profiled at {k['cores']})"
+                         + (f", hand-off to a sleeper {k['handoff']:.4g} (+{k['handoff_per_transfer']:.2g})"
+                            if k.get("handoff") else "") for k in p["locks"])
         return HotLinesOnBoard.describe(p) + f"; locks: {held}"

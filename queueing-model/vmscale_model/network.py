@@ -56,13 +56,20 @@ class Station:
     # (queued or served), as a directory that parks requests for a busy line and re-examines
     # them on every free does: service with j present = service + per_waiter * (j - 1).
     per_waiter: float = 0.0
+    # A sleeping lock's hand-off: with another core waiting (j >= 2 present), each service also
+    # takes the time from the release to the sleeping waiter running with the lock (its wake-up).
+    handoff: float = 0.0
 
     def service_at(self, n: int) -> float:
         return _resolve(self.service, n)
 
     def service_with(self, n: int, present: int) -> float:
         """Service time when `present` cores are at the station (the one served included)."""
-        return self.service_at(n) + self.per_waiter * max(0, present - 1)
+        return self.service_at(n) + self.per_waiter * max(0, present - 1) + (self.handoff if present >= 2 else 0.0)
+
+    @property
+    def load_dependent(self) -> bool:
+        return bool(self.per_waiter or self.handoff)
 
 
 @dataclass(frozen=True)
@@ -75,9 +82,9 @@ class Model:
         if self.think < 0:
             raise ValueError(f"think time must be >= 0, got {self.think}")
         for s in self.all_stations():
-            if s.service_at(1) < 0 or s.hold < 0 or s.per_waiter < 0:
+            if s.service_at(1) < 0 or s.hold < 0 or s.per_waiter < 0 or s.handoff < 0:
                 raise ValueError(f"station {s.name}: times must be >= 0")
-            if s.per_waiter and (s.hold or s.inner):
+            if s.load_dependent and (s.hold or s.inner):
                 raise ValueError(f"station {s.name}: a load-dependent service is a line's, not a lock's")
         if self.dist not in ("exp", "det"):
             raise ValueError(f"dist must be 'exp' or 'det', got {self.dist!r}")
@@ -97,6 +104,10 @@ class Model:
     def growth(self) -> list:
         """Per top-level station, how much its demand grows per other core present."""
         return [s.per_waiter for s in self.stations]
+
+    def handoffs(self) -> list:
+        """Per top-level station, the demand a hand-off to a waiting sleeper adds (j >= 2 present)."""
+        return [s.handoff for s in self.stations]
 
     def demands(self, n: int) -> list:
         """Service demand per operation at each top-level station (a lock's whole hold)."""

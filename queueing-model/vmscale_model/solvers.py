@@ -31,48 +31,56 @@ def usl_throughput(n, lam: float, sigma: float, kappa: float):
     return lam * n / (1 + sigma * (n - 1) + kappa * n * (n - 1))
 
 
-def mva(think: float, demands, n: int, growth=None) -> dict:
+def mva(think: float, demands, n: int, growth=None, handoff=None) -> dict:
     """Exact MVA for a closed network: one delay station (think) and FCFS queues.
 
-    growth: per station, how much its demand grows per other customer present (a
-    load-dependent station: demand d + g (j - 1) with j present).  Such a station is solved
+    growth: per station, how much its demand grows per other customer present; handoff: per
+    station, the demand added while another customer waits (a sleeping lock's wake-up of the
+    next holder).  A load-dependent station has demand d + g (j - 1) + h [j >= 2] with j
+    present.  Such a station is solved
     by load-dependent MVA, through the marginal probabilities p(j | population) of finding
     j there (Reiser and Lavenberg 1980; Menasce et al., Performance by Design, ch. 14).
     Returns throughput, per-station residence times and queue lengths at population n.
     """
     demands = [float(d) for d in demands]
     growth = [float(g) for g in (growth or [0.0] * len(demands))]
+    handoff = [float(h) for h in (handoff or [0.0] * len(demands))]
     if len(growth) != len(demands):
         raise ValueError("growth: one value per station")
+    if len(handoff) != len(demands):
+        raise ValueError("handoff: one value per station")
+    ld = [bool(g or h) for g, h in zip(growth, handoff)]
+
+    def d_j(k, j):     # demand with j present
+        return demands[k] + growth[k] * (j - 1) + handoff[k] * (j >= 2)
     q = [0.0] * len(demands)
     # p[k][j]: probability of j customers at load-dependent station k (population so far)
-    p = [np.array([1.0]) if g else None for g in growth]
+    p = [np.array([1.0]) if dep else None for dep in ld]
     x = 0.0
     r = [0.0] * len(demands)
     for pop in range(1, n + 1):
         r = []
-        for k, (d, g) in enumerate(zip(demands, growth)):
-            if g:
-                j = np.arange(1, pop + 1)
-                r.append(float(np.sum(j * (d + g * (j - 1)) * p[k][:pop])))
+        j = np.arange(1, pop + 1)
+        for k, d in enumerate(demands):
+            if ld[k]:
+                r.append(float(np.sum(j * d_j(k, j) * p[k][:pop])))
             else:
                 r.append(d * (1 + q[k]))
         x = pop / (think + sum(r))
-        for k, (d, g) in enumerate(zip(demands, growth)):
-            if g:
-                j = np.arange(1, pop + 1)
-                tail = x * (d + g * (j - 1)) * p[k][:pop]          # p(j | pop) for j >= 1
+        for k in range(len(demands)):
+            if ld[k]:
+                tail = x * d_j(k, j) * p[k][:pop]          # p(j | pop) for j >= 1
                 p[k] = np.concatenate(([max(0.0, 1.0 - tail.sum())], tail))
                 q[k] = float(np.sum(np.arange(pop + 1) * p[k]))
             else:
                 q[k] = x * r[k]
-    util = [x * d if not g else 1.0 - float(p[k][0]) for k, (d, g) in enumerate(zip(demands, growth))]
+    util = [x * d if not ld[k] else 1.0 - float(p[k][0]) for k, d in enumerate(demands)]
     return {"throughput": x, "residence": r, "queue": q, "utilisation": util, "response": sum(r)}
 
 
 def mva_throughput(model: Model, n: int) -> float:
     """Throughput of `model` on n cores, service times taken at n (interconnect law)."""
-    return mva(model.think, model.demands(n), n, model.growth())["throughput"]
+    return mva(model.think, model.demands(n), n, model.growth(), model.handoffs())["throughput"]
 
 
 def mva_curve(think, demand_at, targets) -> np.ndarray:

@@ -15,62 +15,129 @@ and the zone lock.  A hold that a window's edge cuts is dropped: one of length L
 window of length W with probability (W - L) / W, so each complete one counts W / (W - L) times
 (holds longer than W are not seen at all: the window must be longer than the holds).
 
+Sleeping locks: mmap_lock and the other rw_semaphores are taken for writing out of line
+(`down_write`, `down_write_killable`), so a write hold begins where one of them executes its `ret`
+into a function C (the site) and ends at the first instruction of `up_write`, or of `up_read` when
+`downgrade_write` ran in between (munmap frees page tables under the read side).  A writer that
+finds the lock held spins while the holder runs, then sleeps; the lock then stays free from the
+holder's release until the woken waiter runs with it.  That gap, the hand-off, is part of what the
+lock costs each operation while someone waits, and no hold shows it: for each write hold whose
+acquirer entered the lock before the lock's latest release (so it was waiting), the hand-off is the
+time from that release to its acquisition, both in one window (which lock a site takes:
+vmscale_model.hotcarried.lock_of, one map for the model and this).
+
 Pure logic over trace lines (`spans`, `summary`); the command reads the run directory.
 """
 
+import re
+
 from collections import defaultdict
+
+from vmscale_model.hotcarried import lock_of
 
 LOCK = "_raw_spin_lock_irqsave"
 # the unlock opens the kernel's .spinlock.text, so gem5's symbol table may name it by the section's
 # start marker, which shares its address
 UNLOCK = {"_raw_spin_unlock_irqrestore", "__lock_text_start"}
 WAIT = {LOCK, "queued_spin_lock_slowpath", "native_queued_spin_lock_slowpath"}
+WRITE_LOCK = {"down_write", "down_write_killable"}
+WRITE_UNLOCK, READ_UNLOCK, DOWNGRADE = "up_write", "up_read", "downgrade_write"   # seen at their entry
+RET = re.compile(r":\s+ret\b")
 
 
-def spans(lines, rois: list, window_ticks: int) -> list:
-    """Exec-trace lines -> complete holds [{roi, cpu, site, hold}] in ticks.  rois: [(begin, end)
-    ticks]; a gap of window_ticks or more on a CPU (the next window) drops its open holds."""
+def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0) -> list:
+    """Exec-trace lines -> complete holds [{roi, cpu, site, hold, kind}] in ticks, kind 'irqsave'
+    or 'rwsem-write' (with 'handoff': ticks from the lock's release to this acquisition when the
+    acquirer was waiting, else None).  rois: [(begin, end) ticks]; a gap of window_ticks or more on
+    a CPU (the next window) drops its open holds; period_ticks (the windows' period from each ROI's
+    begin, 0: none) keeps a hand-off within one window."""
     from vmscale_gem5.profile import TRACE_LINE
-    out = []
-    state = {}                  # cpu -> {"last": (tick, sym), "stack": [(site, t_held)], "roi": i}
+    out, writes, releases = [], [], []
+    state = {}                  # cpu -> {"last": (tick, sym, ret), "stack", "wstack", "entered", "roi"}
     for line in lines:
         m = TRACE_LINE.match(line)
         if not m:
             continue
         tick, cpu, sym = int(m[1]), int(m[2] or 0), m[4] or ""
         roi = next((i for i, (b, e) in enumerate(rois) if b <= tick <= e), None)
-        st = state.setdefault(cpu, {"last": None, "stack": [], "roi": None})
+        st = state.setdefault(cpu, {"last": None, "stack": [], "wstack": [], "entered": None, "roi": None})
         last = st["last"]
         if roi is None or last is None or st["roi"] != roi or tick - last[0] >= window_ticks:
-            st["stack"], last = [], None        # a new window: what was open is cut
+            st["stack"], st["wstack"], st["entered"], last = [], [], None, None   # a new window: cut
         prev = last[1] if last else None
         if prev == LOCK and sym not in WAIT:
             st["stack"].append((sym, tick))     # returned from the lock: held
         elif sym in UNLOCK and prev not in UNLOCK and st["stack"]:
             site, t_held = st["stack"].pop()
-            out.append({"roi": roi, "cpu": cpu, "site": site, "hold": tick - t_held})
-        st["last"], st["roi"] = (tick, sym), roi
+            out.append({"roi": roi, "cpu": cpu, "site": site, "hold": tick - t_held, "kind": "irqsave"})
+        # a function's first instruction (no +offset): a call, not a callee's return into it
+        entry = bool(sym) and f"@{sym}+" not in line
+        if sym in WRITE_LOCK and entry:
+            st["entered"] = tick
+        elif prev in WRITE_LOCK and last[2] and sym not in WRITE_LOCK:
+            st["wstack"].append([sym, tick, st["entered"], False])   # its ret: held from here
+            st["entered"] = None
+        elif sym == DOWNGRADE and entry and st["wstack"]:
+            st["wstack"][-1][3] = True
+        elif sym in (WRITE_UNLOCK, READ_UNLOCK) and entry and st["wstack"] \
+                and (sym == WRITE_UNLOCK or st["wstack"][-1][3]):
+            site, t_held, entered, _ = st["wstack"].pop()
+            h = {"roi": roi, "cpu": cpu, "site": site, "hold": tick - t_held, "kind": "rwsem-write"}
+            out.append(h)
+            writes.append((h, t_held, entered))
+            releases.append((roi, lock_of(site), tick))
+        st["last"], st["roi"] = (tick, sym, bool(RET.search(line))), roi
+    _handoffs(writes, releases, rois, period_ticks or window_ticks)
     return out
+
+
+def _handoffs(writes: list, releases: list, rois: list, period_ticks: int):
+    """Each write hold's hand-off (spans' docstring), in place: the latest release of its lock
+    before the acquisition, in the acquisition's window, after the acquirer entered the lock."""
+    import bisect
+    by = {}
+    for roi, lock, t in releases:
+        by.setdefault((roi, lock), []).append(t)
+    for ts in by.values():
+        ts.sort()
+    for h, t_acq, entered in writes:
+        h["handoff"] = None
+        ts = by.get((h["roi"], lock_of(h["site"])), [])
+        i = bisect.bisect_left(ts, t_acq) - 1
+        if i < 0 or entered is None:
+            continue
+        begin = rois[h["roi"]][0]
+        same_window = (ts[i] - begin) // period_ticks == (t_acq - begin) // period_ticks
+        if same_window and entered < ts[i]:
+            h["handoff"] = t_acq - ts[i]
 
 
 def summary(sp: list, window_ticks: int, tick_per_cycle: float, windows: int = 0, roi_ticks: float = 0,
             ops: float = 0) -> list:
-    """Per site: holds seen, their mean in cycles (each weighted by W / (W - L)), the weight (holds
-    the windows would have seen whole), largest total first.  With the ROI's windows, length and
-    operations also the site's share of the ROI's time with the lock held ('held': the lock's
-    utilisation from this site) and its holds per operation."""
-    acc = defaultdict(lambda: [0, 0.0, 0.0])
+    """Per site and kind: holds seen, their mean in cycles (each weighted by W / (W - L)), the
+    weight (holds the windows would have seen whole), largest total first.  With the ROI's windows,
+    length and operations also the site's share of the ROI's time with the lock held ('held': the
+    lock's utilisation from this site) and its holds per operation.  A sleeping lock's site also
+    has its hand-offs seen and their mean in cycles (weighted alike; NaN where none was seen)."""
+    acc = defaultdict(lambda: [0, 0.0, 0.0, 0, 0.0, 0.0])
     for s in sp:
         if s["hold"] >= window_ticks:
             continue
         w = window_ticks / (window_ticks - s["hold"])
-        a = acc[s["site"]]
+        a = acc[(s["site"], s.get("kind", "irqsave"))]
         a[0] += 1
         a[1] += w
         a[2] += w * s["hold"]
+        g = s.get("handoff")
+        if g is not None and g < window_ticks:
+            wg = window_ticks / (window_ticks - g)
+            a[3] += 1
+            a[4] += wg
+            a[5] += wg * g
     rows = []
-    for k, (n, wt, h) in acc.items():
-        row = {"site": k, "holds": n, "hold_cycles": h / wt / tick_per_cycle, "weight": wt}
+    for (site, kind), (n, wt, h, ng, wg, g) in acc.items():
+        row = {"site": site, "kind": kind, "holds": n, "hold_cycles": h / wt / tick_per_cycle, "weight": wt,
+               "handoffs": ng, "handoff_cycles": g / wg / tick_per_cycle if ng else float("nan")}
         if windows:
             row["held"] = h / (windows * window_ticks)
             if ops:

@@ -216,7 +216,7 @@ def load(run_dir) -> list:
         with opener(trace, "rt", errors="replace") as f:
             profiles, timelines = sampled(f, rois, window_ns * 1000)
         with opener(trace, "rt", errors="replace") as f:
-            holds = lockholds.spans(f, rois, window_ns * 1000)
+            holds = lockholds.spans(f, rois, window_ns * 1000, PERIOD_TICKS)
     out = []
     for i, (cid, dump) in enumerate(dumps):
         case = parsed.cases[cid]
@@ -260,11 +260,14 @@ def render(cases: list) -> str:
             for sock, tops in socket_shares(c["threads"], c["symbols"]):
                 lines.append(f"    socket {sock}: " + ", ".join(f"{k} {v:.0%}" for k, v in tops))
         if c.get("holds"):
-            lines.append("  irqsave lock holds (roi_profile): site, holds seen whole, mean hold, share of the ROI held, "
-                         "holds per op")
-            for h in c["holds"][:6]:
-                lines.append(f"    {h['site']:<32} {h['holds']:>6}  {h['hold_cycles']:>9,.0f} cycles  "
-                             f"{h.get('held', math.nan):>5.1%}  {h.get('holds_per_op', math.nan):.4f}")
+            lines.append("  lock holds (roi_profile): site, kind, holds seen whole, mean hold, share of the ROI held, "
+                         "holds per op, a sleeping lock's mean hand-off to its waiter")
+            for h in c["holds"][:8]:
+                g = h.get("handoff_cycles", math.nan)
+                lines.append(f"    {h['site']:<32} {h.get('kind', 'irqsave'):<11} {h['holds']:>6}  "
+                             f"{h['hold_cycles']:>9,.0f} cycles  {h.get('held', math.nan):>5.1%}  "
+                             f"{h.get('holds_per_op', math.nan):.4f}"
+                             + (f"  hand-off {g:,.0f} cycles ({h['handoffs']})" if g == g else ""))
     return "\n".join(lines)
 
 
@@ -279,12 +282,12 @@ def symbols_csv(cases: list) -> str:
 
 def holds_csv(cases: list) -> str:
     """The lock holds of each case (lockholds.summary), as the model's lock stations read them."""
-    keys = ["site", "holds", "hold_cycles", "weight", "held", "holds_per_op"]
+    keys = ["site", "kind", "holds", "hold_cycles", "weight", "held", "holds_per_op", "handoffs", "handoff_cycles"]
     rows = ["case,kernel_variant,workload,cores," + ",".join(keys)]
     for c in cases:
         for h in c.get("holds") or []:
             rows.append(f"{c['case']},{c['variant']},{c['workload']},{c['cores']}," + ",".join(
-                str(h[k]) if k == "site" else f"{h.get(k, math.nan):g}" for k in keys))
+                str(h.get(k, "irqsave")) if k in ("site", "kind") else f"{h.get(k, math.nan):g}" for k in keys))
     return "\n".join(rows) + "\n"
 
 
