@@ -420,3 +420,22 @@ def test_the_report_flags_the_40_core_refcount_points_whose_cores_did_uneven_wor
     flagged = [line for line in text.splitlines() if "**uneven**" in line and line.startswith("| ")]
     assert len(flagged) == sum(r["workload"] == "refcount" for r in rows)
     assert "zone" not in text and "another core's instructions" in text
+
+
+def test_the_report_flags_points_whose_window_holds_few_operations_per_thread(tmp_path):
+    """The warm-up record: local runs 10 rounds per thread (a coarse window: whole rounds are
+    counted), fault 128 faults; a one-core point has no window to quantize."""
+    import csv
+    from vmscale import report
+    rec = REPO / "results" / "gem5-e7-8870-warm"
+    rows = list(csv.DictReader(open(rec / "table.csv", newline="")))
+    for r in rows:
+        k = float(r["window_ops"]) / float(r["threads"])
+        assert stats.window_ops_per_thread(r) == pytest.approx(k)
+        assert stats.coarse_window(r) == (int(r["cores"]) > 1 and k < stats.COARSE_WINDOW_OPS)
+    coarse = {(r["workload"], r["cores"]) for r in rows if stats.coarse_window(r)}
+    assert ("local", "20") in coarse and not any(w == "fault" for w, _ in coarse) and ("local", "1") not in coarse
+    text = report.report(rec / "table.csv", tmp_path).read_text()
+    flagged = [line for line in text.splitlines() if line.startswith("| ") and "(coarse)" in line]
+    assert len(flagged) == sum(map(stats.coarse_window, rows)) and "**coarse**" in text
+    assert not stats.coarse_window({"threads": "4", "window_ops": ""})       # no window: no flag

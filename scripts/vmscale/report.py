@@ -127,6 +127,13 @@ def _fig18(ok, out_dir) -> list:
             "![twin-fault-mmap](twin-fault-mmap.png)" if figs else "", "", faultmmap.markdown(rel)]
 
 
+def _per_thread(r) -> str:
+    k = stats.window_ops_per_thread(r)
+    if k != k:
+        return "-"
+    return f"**{k:.3g}** (coarse)" if stats.coarse_window(r) else f"{k:.3g}"
+
+
 def report(table, out_dir, model=False) -> Path:
     out_dir = Path(out_dir)
     figures = plot_all(table, out_dir, model)
@@ -157,20 +164,26 @@ def report(table, out_dir, model=False) -> Path:
         if hot.is_file() and hotlines.markdown(hot, w):
             lines += ["", hotlines.markdown(hot, w)]
         lines += ["", "| variant | cores | cycles/op (thread mean) | window cycles/op | window ops per kcycle | "
-                  "LLC evictions/op | capacity | cores' work | ok |", "|---|---|---|---|---|---|---|---|---|"]
+                  "window ops per thread | LLC evictions/op | capacity | cores' work | ok |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         mine = [r for r in rows if r["workload"] == w]
         for label, r in sorted(zip(curve_labels(mine, with_backend=False), mine), key=lambda p: (p[0], int(p[1]["cores"]))):
             rate = _num(r.get("window_ops_per_cycle"))
             ev = _num(r.get("gem5.llc_evictions_per_op"))
             lines.append(f"| {label} | {r['cores']} | {r.get('cycles_per_op') or '-'} | "
                          f"{r.get('window_cycles_per_op') or '-'} | {f'{rate * 1e3:.3g}' if rate else '-'} | "
-                         f"{f'{ev:.2f}' if ev is not None else '-'} | "
+                         f"{_per_thread(r)} | {f'{ev:.2f}' if ev is not None else '-'} | "
                          f"{'**LLC-bound**' if stats.capacity_bound(r) else '-'} | "
                          f"{'**uneven**' if stats.uneven_work(r) else '-'} | {r['ok']} |")
         if any(stats.capacity_bound(r) for r in mine):
             lines += ["", f"**LLC-bound**: at least {stats.CAPACITY_EVICTIONS_PER_OP:g} LLC eviction per op, or at least "
                       f"{stats.CAPACITY_INV_SHARE:.0%} of the L1 invalidations caused by LLC evictions: the board's "
                       "shared cache, not the design's sharing, explains that point's cost (vmscale_gem5.stats.capacity)."]
+        if any(stats.coarse_window(r) for r in mine):
+            lines += ["", f"**coarse**: fewer than {stats.COARSE_WINDOW_OPS} operations per thread inside the window, "
+                      "which counts whole operations: its throughput is exact only to about one operation per thread "
+                      "(low where the threads run in lockstep, each with one in flight at its close; "
+                      "vmscale_gem5.stats.coarse_window). A longer ROI, or the slope between two ROI sizes, says more."]
         if any(stats.uneven_work(r) for r in mine):
             lines += ["", f"**uneven**: a core committed at least {stats.UNEVEN_WORK:g}x another core's instructions in "
                       "the ROI: something besides the workload's equal shares ran there (or its threads' shares are "

@@ -124,6 +124,29 @@ def uneven_work(row: dict) -> bool:
         return False
 
 
+# The window counts whole operations: one a thread had begun when the window opened and one it had
+# not finished when it closed can each be half-counted, so a window of k operations per thread is
+# exact to about 1/k (and biased low where threads run in lockstep: each has one in flight at the
+# close).  Below this many per thread `vmscale report` flags the point.
+COARSE_WINDOW_OPS = 20
+
+
+def window_ops_per_thread(row: dict) -> float:
+    try:
+        return float(row.get("window_ops")) / float(row.get("threads") or row.get("cores"))
+    except (TypeError, ValueError, ZeroDivisionError):
+        return math.nan
+
+
+def coarse_window(row: dict) -> bool:
+    """Fewer than COARSE_WINDOW_OPS operations per thread inside the window (a multi-thread point)."""
+    try:
+        many = float(row.get("threads") or row.get("cores")) > 1
+    except (TypeError, ValueError):
+        return False
+    return many and window_ops_per_thread(row) < COARSE_WINDOW_OPS
+
+
 def capacity_bound(row: dict) -> bool:
     """The check `vmscale report` flags (the thresholds above)."""
     def num(key):   # rows from a table.csv hold text
