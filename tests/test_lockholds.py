@@ -128,3 +128,14 @@ def test_no_handoff_for_a_writer_that_came_after_the_release_or_in_another_windo
     plain.insert(-4, _at(3_000, 0, "up_read"))
     sp = lockholds.spans(_sorted(plain), [(0, 100_000)], window_ticks=50_000)
     assert [(s["site"], s["hold"]) for s in sp] == [("vm_mmap_pgoff", 5_000)]
+
+
+def test_with_the_period_known_a_hold_across_a_short_gap_between_windows_is_cut():
+    """90 of every 100 ticks traced: the 10-tick gap between windows is shorter than a window, so
+    only the period tells that a hold from 85 to 105 was not seen whole."""
+    lines = _hold(0, 60, "folio_batch_move_lru", ["lru_add"], hold=30, wait=10)[0]
+    starts = [int(ln.split(":")[0]) for ln in lines]
+    assert starts[0] < 90 <= starts[-1] and starts[-2] - starts[4] == 30     # the hold spans tick 90..100
+    kept = [ln for ln in lines if not 90 <= int(ln.split(":")[0]) < 100]
+    assert [s["hold"] for s in lockholds.spans(kept, [(0, 1_000)], window_ticks=90)] == [30]   # the gap alone
+    assert lockholds.spans(kept, [(0, 1_000)], window_ticks=90, period_ticks=100) == []

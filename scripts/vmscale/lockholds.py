@@ -49,8 +49,9 @@ def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0) -> list:
     """Exec-trace lines -> complete holds [{roi, cpu, site, hold, kind}] in ticks, kind 'irqsave'
     or 'rwsem-write' (with 'handoff': ticks from the lock's release to this acquisition when the
     acquirer was waiting, else None).  rois: [(begin, end) ticks]; a gap of window_ticks or more on
-    a CPU (the next window) drops its open holds; period_ticks (the windows' period from each ROI's
-    begin, 0: none) keeps a hand-off within one window."""
+    a CPU (the next window) drops its open holds, or with period_ticks (the windows' period from each
+    ROI's begin) a tick in the next period does; a hand-off is kept within one window.  A waiter's
+    entry into the lock is remembered across windows (it may sleep through several)."""
     from vmscale_gem5.profile import TRACE_LINE
     out, writes, releases = [], [], []
     state = {}                  # cpu -> {"last": (tick, sym, ret), "stack", "wstack", "entered", "roi"}
@@ -60,10 +61,17 @@ def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0) -> list:
             continue
         tick, cpu, sym = int(m[1]), int(m[2] or 0), m[4] or ""
         roi = next((i for i, (b, e) in enumerate(rois) if b <= tick <= e), None)
-        st = state.setdefault(cpu, {"last": None, "stack": [], "wstack": [], "entered": None, "roi": None})
+        st = state.setdefault(cpu, {"last": None, "stack": [], "wstack": [], "entered": None, "roi": None,
+                                    "win": None})
         last = st["last"]
-        if roi is None or last is None or st["roi"] != roi or tick - last[0] >= window_ticks:
-            st["stack"], st["wstack"], st["entered"], last = [], [], None, None   # a new window: cut
+        # the windows are [begin + k period, begin + k period + window): with the period known a new
+        # window is a new k (a window of most of the period leaves gaps shorter than itself)
+        win = (tick - rois[roi][0]) // period_ticks if period_ticks and roi is not None else None
+        if roi is None or last is None or st["roi"] != roi:
+            st["stack"], st["wstack"], st["entered"], last = [], [], None, None   # a new ROI
+        elif (win != st["win"]) if period_ticks else (tick - last[0] >= window_ticks):
+            st["stack"], st["wstack"], last = [], [], None     # a new window: what was open is cut
+        st["win"] = win
         prev = last[1] if last else None
         if prev == LOCK and sym not in WAIT:
             st["stack"].append((sym, tick))     # returned from the lock: held
