@@ -139,3 +139,14 @@ def test_with_the_period_known_a_hold_across_a_short_gap_between_windows_is_cut(
     kept = [ln for ln in lines if not 90 <= int(ln.split(":")[0]) < 100]
     assert [s["hold"] for s in lockholds.spans(kept, [(0, 1_000)], window_ticks=90)] == [30]   # the gap alone
     assert lockholds.spans(kept, [(0, 1_000)], window_ticks=90, period_ticks=100) == []
+
+
+def test_a_release_whose_hold_began_before_the_window_still_times_the_handoff_after_it():
+    # CPU 0's munmap hold began before this window: only its downgrade and up_read are seen, and
+    # the up_read returns into vms_complete_munmap_vmas (mmap_lock's); CPU 1 waited since 1,000
+    head = [_at(2_000, 0, "__vm_munmap", 90), _at(2_010, 0, "downgrade_write"),
+            _at(2_020, 0, "downgrade_write", 30, "ret"), _at(2_030, 0, "vms_complete_munmap_vmas", 40),
+            _at(3_000, 0, "up_read"), _at(3_010, 0, "up_read", 20, "ret"), _at(3_020, 0, "vms_complete_munmap_vmas", 50)]
+    b = _write_hold(1, 1_000, 4_500, "vm_mmap_pgoff", 8_000)
+    sp = lockholds.spans(_sorted(head + b), [(0, 100_000)], window_ticks=50_000, period_ticks=100_000)
+    assert [(s["site"], s["hold"], s["handoff"]) for s in sp] == [("vm_mmap_pgoff", 3_500, 1_500)]

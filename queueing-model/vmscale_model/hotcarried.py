@@ -51,7 +51,9 @@ LOCK_OF_SITE = {"folio_batch_move_lru": "lru_lock", "folios_put_refs": "lru_lock
                 "free_one_page": "zone_lock",
                 # mmap_write_lock_killable(), inlined into the system calls that change the address space
                 "vm_mmap_pgoff": "mmap_lock", "__vm_munmap": "mmap_lock", "do_mprotect_pkey": "mmap_lock",
-                "__do_sys_brk": "mmap_lock", "__do_sys_mremap": "mmap_lock", "do_madvise": "mmap_lock"}
+                "__do_sys_brk": "mmap_lock", "__do_sys_mremap": "mmap_lock", "do_madvise": "mmap_lock",
+                # where munmap's up_read (after mmap_write_downgrade) returns: a release, not a site
+                "vms_complete_munmap_vmas": "mmap_lock", "do_vmi_align_munmap": "mmap_lock"}
 
 
 def lock_of(site: str) -> str:

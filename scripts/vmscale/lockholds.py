@@ -24,7 +24,10 @@ holder's release until the woken waiter runs with it.  That gap, the hand-off, i
 lock costs each operation while someone waits, and no hold shows it: for each write hold whose
 acquirer entered the lock before the lock's latest release (so it was waiting), the hand-off is the
 time from that release to its acquisition, both in one window (which lock a site takes:
-vmscale_model.hotcarried.lock_of, one map for the model and this).
+vmscale_model.hotcarried.lock_of, one map for the model and this).  A release whose hold began
+before the window (so no site is known) still counts as one, of the lock of the function the
+unlock returns into (`vm_mmap_pgoff`; `up_read` after a downgrade returns into munmap's
+`vms_complete_munmap_vmas`).
 
 Pure logic over trace lines (`spans`, `summary`); the command reads the run directory.
 """
@@ -69,6 +72,7 @@ def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0) -> list:
         win = (tick - rois[roi][0]) // period_ticks if period_ticks and roi is not None else None
         if roi is None or last is None or st["roi"] != roi:
             st["stack"], st["wstack"], st["entered"], last = [], [], None, None   # a new ROI
+            st.pop("downgraded", None), st.pop("unmatched", None)
         elif (win != st["win"]) if period_ticks else (tick - last[0] >= window_ticks):
             st["stack"], st["wstack"], last = [], [], None     # a new window: what was open is cut
         st["win"] = win
@@ -85,8 +89,11 @@ def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0) -> list:
         elif prev in WRITE_LOCK and last[2] and sym not in WRITE_LOCK:
             st["wstack"].append([sym, tick, st["entered"], False])   # its ret: held from here
             st["entered"] = None
-        elif sym == DOWNGRADE and entry and st["wstack"]:
-            st["wstack"][-1][3] = True
+        elif sym == DOWNGRADE and entry:
+            if st["wstack"]:
+                st["wstack"][-1][3] = True
+            else:
+                st["downgraded"] = True         # a hold taken before the window: its release is still seen
         elif sym in (WRITE_UNLOCK, READ_UNLOCK) and entry and st["wstack"] \
                 and (sym == WRITE_UNLOCK or st["wstack"][-1][3]):
             site, t_held, entered, _ = st["wstack"].pop()
@@ -94,6 +101,10 @@ def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0) -> list:
             out.append(h)
             writes.append((h, t_held, entered))
             releases.append((roi, lock_of(site), tick))
+        elif sym in (WRITE_UNLOCK, READ_UNLOCK) and entry and (sym == WRITE_UNLOCK or st.pop("downgraded", False)):
+            st["unmatched"] = tick              # a release whose hold began unseen: its lock is named
+        elif prev in (WRITE_UNLOCK, READ_UNLOCK, DOWNGRADE) and last[2] and "unmatched" in st:
+            releases.append((roi, lock_of(sym), st.pop("unmatched")))   # by the function it returns to
         st["last"], st["roi"] = (tick, sym, bool(RET.search(line))), roi
     _handoffs(writes, releases, rois, period_ticks or window_ticks)
     return out
