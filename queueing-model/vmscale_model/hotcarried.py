@@ -29,8 +29,11 @@ for its line's hand-off.  With the lock holds of a profiled run of the case (`vm
 holds.csv, at the largest profiled count n_h not above the fitted ones) each lock is a station too:
 visits v = holds per operation, service h(N) = h(n_h) + m max(0, C(N) - C(n_h)), where m (the
 transfers a hold waits on that lengthen with the path) comes from a second profiled count n_h' as
-(h(n_h) - h(n_h')) / (C(n_h) - C(n_h')), else 0.  Its demand at n_h, v h(n_h), leaves the think time
-(as a line's traced hand-off does, so MVA at one core still gives the measured cost).
+(h(n_h) - h(n_h')) / (C(n_h) - C(n_h')), else 0.  Its demand at the smallest profiled count, the
+nearest to one core's, leaves the think time (as a line's traced hand-off does): a hold lengthens
+with its waiters even on one socket (mmap_lock's munmap hold: 90k cycles at 10 cores, 146k at 20),
+so the demand at n_h can exceed what one core's cost leaves.  A sleeping lock also hands off
+(g, carried as h is): its demand is v h(N) alone and v (h(N) + g(N)) while another core waits.
 Sites that take one lock are one station (LOCK_OF_SITE).
 
 Pure: rows and functions in, numbers out.
@@ -64,8 +67,9 @@ def lock_of(site: str) -> str:
 def locks(hold_rows: list, n_max: int, transfer) -> list:
     """Lock stations from holds.csv rows of one case (with `cores`): the largest profiled count not
     above n_max; [{name, visits, service (at that count), per_transfer (m), handoff, handoff_per_transfer,
-    cores}].  handoff: a sleeping lock's mean hand-off to a waiter (0 for a spinlock, or where none
-    was seen), carried as the hold is."""
+    cores, demand_low, cores_low}].  handoff: a sleeping lock's mean hand-off to a waiter (0 for a
+    spinlock, or where none was seen), carried as the hold is; demand_low: holds per operation x hold at
+    the smallest profiled count, the nearest to one core's (what leaves the think time)."""
     counts = sorted({int(float(r["cores"])) for r in hold_rows if int(float(r["cores"])) <= n_max})
     if not counts:
         return []
@@ -98,8 +102,10 @@ def locks(hold_rows: list, n_max: int, transfer) -> list:
         if name in below and dc > 0:
             m = max(0.0, (h - below[name][1]) / dc)
             mg = max(0.0, (g - below[name][2]) / dc)
+        low = at(counts[0]).get(name, (v, h, g))
         out.append({"name": name, "visits": v, "service": h, "per_transfer": m, "handoff": g,
-                    "handoff_per_transfer": mg, "cores": counts[-1]})
+                    "handoff_per_transfer": mg, "cores": counts[-1], "demand_low": low[0] * low[1],
+                    "cores_low": counts[0]})
     return out
 
 
@@ -125,7 +131,7 @@ class Carried:
         self._miss, self._transfer = miss_cycles, transfer_cycles
         self._cache = {}
         self.locks = locks(list(hold_rows), self.n0, lambda n: self._d(n)[1])
-        self.think = m["think"] - sum(k["visits"] * k["service"] for k in self.locks)
+        self.think = m["think"] - sum(k["demand_low"] for k in self.locks)
         if self.locks and not self.think > 0:
             raise methods.NoModel("the hot lines' and locks' demand is not below the 1-core cost: no think time left")
         x = solvers.mva(self.think, m["demands"], self.n_t)["throughput"]
