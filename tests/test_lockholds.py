@@ -150,3 +150,18 @@ def test_a_release_whose_hold_began_before_the_window_still_times_the_handoff_af
     b = _write_hold(1, 1_000, 4_500, "vm_mmap_pgoff", 8_000)
     sp = lockholds.spans(_sorted(head + b), [(0, 100_000)], window_ticks=50_000, period_ticks=100_000)
     assert [(s["site"], s["hold"], s["handoff"]) for s in sp] == [("vm_mmap_pgoff", 3_500, 1_500)]
+
+
+def test_holds_per_op_count_every_acquisition_seen_not_only_whole_holds():
+    """Two acquisitions at one site in a traced window, one of them cut by the window's end: the
+    rate counts both (point events need no weighting), the mean hold only the whole one."""
+    whole, _ = _hold(0, 1_000, "folio_batch_move_lru", ["lru_add"], hold=3_000)
+    cut, _ = _hold(1, 15_000, "folio_batch_move_lru", ["lru_add"], hold=9_000)
+    lines = [ln for ln in _sorted(whole + cut) if int(ln.split(":")[0]) < 20_000]     # window [0, 20,000)
+    acq = []
+    sp = lockholds.spans(lines, [(0, 40_000)], window_ticks=20_000, period_ticks=100_000, acquired=acq)
+    assert [s["hold"] for s in sp] == [3_000] and len(acq) == 2
+    (row,) = lockholds.summary(sp, 20_000, tick_per_cycle=1.0, windows=1, roi_ticks=40_000, ops=4, acquired=acq)
+    assert row["holds_per_op"] == pytest.approx(2 / 20_000 * 40_000 / 4)
+    (old,) = lockholds.summary(sp, 20_000, tick_per_cycle=1.0, windows=1, roi_ticks=40_000, ops=4)
+    assert old["holds_per_op"] == pytest.approx(20_000 / 17_000 / 20_000 * 40_000 / 4)

@@ -48,13 +48,15 @@ WRITE_UNLOCK, READ_UNLOCK, DOWNGRADE = "up_write", "up_read", "downgrade_write" 
 RET = re.compile(r":\s+ret\b")
 
 
-def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0) -> list:
+def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0, acquired: list = None) -> list:
     """Exec-trace lines -> complete holds [{roi, cpu, site, hold, kind}] in ticks, kind 'irqsave'
     or 'rwsem-write' (with 'handoff': ticks from the lock's release to this acquisition when the
     acquirer was waiting, else None).  rois: [(begin, end) ticks]; a gap of window_ticks or more on
     a CPU (the next window) drops its open holds, or with period_ticks (the windows' period from each
     ROI's begin) a tick in the next period does; a hand-off is kept within one window.  A waiter's
-    entry into the lock is remembered across windows (it may sleep through several)."""
+    entry into the lock is remembered across windows (it may sleep through several).  acquired: a
+    list that gets every acquisition seen, whole hold or not ({roi, site, kind}): a point event, so
+    its count over the traced time is the lock's rate with no weighting."""
     from vmscale_gem5.profile import TRACE_LINE
     out, writes, releases = [], [], []
     state = {}                  # cpu -> {"last": (tick, sym, ret), "stack", "wstack", "entered", "roi"}
@@ -79,6 +81,8 @@ def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0) -> list:
         prev = last[1] if last else None
         if prev == LOCK and sym not in WAIT:
             st["stack"].append((sym, tick))     # returned from the lock: held
+            if acquired is not None:
+                acquired.append({"roi": roi, "site": sym, "kind": "irqsave"})
         elif sym in UNLOCK and prev not in UNLOCK and st["stack"]:
             site, t_held = st["stack"].pop()
             out.append({"roi": roi, "cpu": cpu, "site": site, "hold": tick - t_held, "kind": "irqsave"})
@@ -88,6 +92,8 @@ def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0) -> list:
             st["entered"] = tick
         elif prev in WRITE_LOCK and last[2] and sym not in WRITE_LOCK:
             st["wstack"].append([sym, tick, st["entered"], False])   # its ret: held from here
+            if acquired is not None:
+                acquired.append({"roi": roi, "site": sym, "kind": "rwsem-write"})
             st["entered"] = None
         elif sym == DOWNGRADE and entry:
             if st["wstack"]:
@@ -132,12 +138,16 @@ def _handoffs(writes: list, releases: list, rois: list, period_ticks: int):
 
 
 def summary(sp: list, window_ticks: int, tick_per_cycle: float, windows: int = 0, roi_ticks: float = 0,
-            ops: float = 0) -> list:
+            ops: float = 0, acquired: list = None) -> list:
     """Per site and kind: holds seen, their mean in cycles (each weighted by W / (W - L)), the
     weight (holds the windows would have seen whole), largest total first.  With the ROI's windows,
     length and operations also the site's share of the ROI's time with the lock held ('held': the
-    lock's utilisation from this site) and its holds per operation.  A sleeping lock's site also
+    lock's utilisation from this site) and its holds per operation: from the acquisitions seen
+    (spans' acquired, this ROI's) where given, else from the weights.  A sleeping lock's site also
     has its hand-offs seen and their mean in cycles (weighted alike; NaN where none was seen)."""
+    counted = defaultdict(int)
+    for a in acquired or ():
+        counted[(a["site"], a["kind"])] += 1
     acc = defaultdict(lambda: [0, 0.0, 0.0, 0, 0.0, 0.0])
     for s in sp:
         if s["hold"] >= window_ticks:
@@ -160,6 +170,7 @@ def summary(sp: list, window_ticks: int, tick_per_cycle: float, windows: int = 0
         if windows:
             row["held"] = h / (windows * window_ticks)
             if ops:
-                row["holds_per_op"] = wt / (windows * window_ticks) * roi_ticks / ops
+                seen = counted[(site, kind)] if acquired is not None else wt
+                row["holds_per_op"] = seen / (windows * window_ticks) * roi_ticks / ops
         rows.append(row)
     return sorted(rows, key=lambda r: -r["hold_cycles"] * r["weight"])

@@ -216,7 +216,8 @@ def load(run_dir) -> list:
         with opener(trace, "rt", errors="replace") as f:
             profiles, timelines = sampled(f, rois, window_ns * 1000)
         with opener(trace, "rt", errors="replace") as f:
-            holds = lockholds.spans(f, rois, window_ns * 1000, PERIOD_TICKS)
+            acquired = []
+            holds = lockholds.spans(f, rois, window_ns * 1000, PERIOD_TICKS, acquired)
     out = []
     for i, (cid, dump) in enumerate(dumps):
         case = parsed.cases[cid]
@@ -230,7 +231,8 @@ def load(run_dir) -> list:
             b, e = rois[i]
             held = lockholds.summary([h for h in holds if h["roi"] == i], window_ns * 1000, tick_per_cycle,
                                      windows=-(-(e - b) // PERIOD_TICKS), roi_ticks=e - b,
-                                     ops=float(case.result.get("ops") or 0))
+                                     ops=float(case.result.get("ops") or 0),
+                                     acquired=[a for a in acquired if a["roi"] == i])
         out.append({"case": cid, "variant": case.variant, "workload": case.workload, "cores": cores or len(tc),
                     "per_socket": per_socket, "threads": threads,
                     "symbols": profiles[i] if profiles is not None else None,
