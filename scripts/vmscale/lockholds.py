@@ -32,8 +32,8 @@ unlock returns into (`vm_mmap_pgoff`; `up_read` after a downgrade returns into m
 Pure logic over trace lines (`spans`, `summary`); the command reads the run directory.
 """
 
+import bisect
 import re
-
 from collections import defaultdict
 
 from vmscale_model.hotcarried import lock_of
@@ -119,7 +119,6 @@ def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0, acquired:
 def _handoffs(writes: list, releases: list, rois: list, period_ticks: int):
     """Each write hold's hand-off (spans' docstring), in place: the latest release of its lock
     before the acquisition, in the acquisition's window, after the acquirer entered the lock."""
-    import bisect
     by = {}
     for roi, lock, t in releases:
         by.setdefault((roi, lock), []).append(t)
