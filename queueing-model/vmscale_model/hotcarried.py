@@ -94,7 +94,7 @@ def locks(hold_rows: list, n_max: int, transfer) -> list:
             a[2] += seen
             a[3] += seen * num(r, "handoff_cycles")
         return {k: (v, d / v, g / ng if ng else 0.0) for k, (v, d, ng, g) in acc.items()}
-    top, below = at(counts[-1]), at(counts[-2]) if len(counts) > 1 else {}
+    top, below, lowest = at(counts[-1]), at(counts[-2]) if len(counts) > 1 else {}, at(counts[0])
     dc = float(transfer(counts[-1])) - float(transfer(counts[-2])) if len(counts) > 1 else 0.0
     out = []
     for name, (v, h, g) in sorted(top.items(), key=lambda kv: -kv[1][0] * (kv[1][1] + kv[1][2])):
@@ -102,7 +102,7 @@ def locks(hold_rows: list, n_max: int, transfer) -> list:
         if name in below and dc > 0:
             m = max(0.0, (h - below[name][1]) / dc)
             mg = max(0.0, (g - below[name][2]) / dc)
-        low = at(counts[0]).get(name, (v, h, g))
+        low = lowest.get(name, (v, h, g))
         out.append({"name": name, "visits": v, "service": h, "per_transfer": m, "handoff": g,
                     "handoff_per_transfer": mg, "cores": counts[-1], "demand_low": low[0] * low[1],
                     "cores_low": counts[0]})
