@@ -35,7 +35,7 @@ for n in ${CORES:-10 20 40 80}; do
   done
 done
 # the table and report of the cases finished so far
-finished=$(ls -d "$out"/0*c-*/manifest.json 2>/dev/null | xargs -rn1 dirname)
+finished=$(ls -d "$out"/[0-9]*c-*/manifest.json 2>/dev/null | xargs -rn1 dirname)
 [ -n "$finished" ] || exit 0
 .venv/bin/vmscale collect --restat $finished -o "$out/table.csv"
 .venv/bin/vmscale report "$out/table.csv" --out "$out/report"
