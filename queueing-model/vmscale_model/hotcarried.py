@@ -74,11 +74,8 @@ def locks(hold_rows: list, n_max: int, transfer) -> list:
     if not counts:
         return []
 
-    def num(r, key):
-        try:
-            x = float(r.get(key, "nan"))
-        except ValueError:
-            return 0.0
+    def num(r, key):        # a column older holds.csv files lack, or NaN where none was seen: none
+        x = methods._num(r, key)
         return x if x == x else 0.0
 
     def at(n):
