@@ -165,3 +165,46 @@ def test_holds_per_op_count_every_acquisition_seen_not_only_whole_holds():
     assert row["holds_per_op"] == pytest.approx(2 / 20_000 * 40_000 / 4)
     (old,) = lockholds.summary(sp, 20_000, tick_per_cycle=1.0, windows=1, roi_ticks=40_000, ops=4)
     assert old["holds_per_op"] == pytest.approx(20_000 / 17_000 / 20_000 * 40_000 / 4)
+
+
+def _read_hold(cpu, t_enter, t_acq, t_rel):
+    """A page fault that fell back to mmap_read_lock: down_read_killable from lock_mm_and_find_vma,
+    asleep until t_acq, released by the fault's mmap_read_unlock (up_read into exc_page_fault)."""
+    return [_at(t_enter - 10, cpu, "lock_mm_and_find_vma", 20), _at(t_enter, cpu, "down_read_killable"),
+            _at(t_enter + 10, cpu, "rwsem_down_read_slowpath"), _at(t_acq - 10, cpu, "down_read_killable", 34, "ret"),
+            _at(t_acq, cpu, "lock_mm_and_find_vma", 40), _at(t_acq + 10, cpu, "handle_mm_fault"),
+            _at(t_rel, cpu, "up_read"), _at(t_rel + 10, cpu, "up_read", 20, "ret"), _at(t_rel + 20, cpu, "exc_page_fault", 90)]
+
+
+def test_a_faults_read_hold_of_mmap_lock_and_the_locks_cycle_are_measured():
+    # CPU 0 writes (mmap) 1,000-6,000; CPUs 1 and 2 fault, asking at 2,000 and 3,000, and run with
+    # the read side 9,000-12,000 and 9,500-11,000 (overlapping); CPU 3 writes again 12,500-14,000
+    # after waiting from 4,000.  Held: 5,000 + 3,000 + 1,500; free with a waiter: 3,000 + 500, and
+    # the 500 ticks CPU 0 spent in down_write_killable before its acquisition (the lock was free).
+    lines = _sorted(_write_hold(0, 500, 1_000, "vm_mmap_pgoff", 6_000) + _read_hold(1, 2_000, 9_000, 12_000)
+                    + _read_hold(2, 3_000, 9_500, 11_000) + _write_hold(3, 4_000, 12_500, "__vm_munmap", 14_000))
+    acq, iv = [], []
+    sp = lockholds.spans(lines, [(0, 100_000)], window_ticks=50_000, period_ticks=100_000, acquired=acq, intervals=iv)
+    got = {(s["cpu"], s["kind"]): (s["hold"], s["handoff"]) for s in sp}
+    assert got == {(0, "rwsem-write"): (5_000, None), (1, "rwsem-read"): (3_000, 3_000),
+                   (2, "rwsem-read"): (1_500, 3_500), (3, "rwsem-write"): (1_500, 500)}
+    occ = lockholds.occupancy(iv, [(0, 100_000)], 50_000, 100_000)
+    assert occ[(0, "mmap_lock")] == {"held": 9_500, "waiting": 4_000, "traced": 50_000}
+    (row,) = [r for r in lockholds.cycle_rows(occ, acq, 0, tick_per_cycle=10.0, roi_ticks=100_000, ops=8)
+              if r["site"] == "mmap_lock"]
+    assert row["holds"] == 4 and row["holds_per_op"] == pytest.approx(4 / 50_000 * 100_000 / 8)
+    assert row["hold_cycles"] == pytest.approx(9_500 / 4 / 10) and row["handoff_cycles"] == pytest.approx(4_000 / 40)
+    assert row["held"] == pytest.approx(0.19) and row["waiting"] == pytest.approx(0.08)
+
+
+def test_the_locks_cycle_counts_spans_cut_by_their_window_and_waits_across_windows():
+    # windows [0, 50,000) and [100,000, 150,000): a hold released at 30,000 whose acquisition was
+    # before the window, a wait from 40,000 that ends in the next window at 101,000 (its hold cut
+    # open at the end of the trace: held to the window's end)
+    head = [_at(29_990, 0, "vms_complete_munmap_vmas", 40), _at(30_000, 0, "up_write"),
+            _at(30_010, 0, "up_write", 20, "ret"), _at(30_020, 0, "vm_mmap_pgoff", 90)]
+    b = _write_hold(1, 40_000, 101_000, "__vm_munmap", 160_000)[:-4]
+    iv = []
+    lockholds.spans(_sorted(head + b), [(0, 200_000)], 50_000, 100_000, intervals=iv)
+    occ = lockholds.occupancy(iv, [(0, 200_000)], 50_000, 100_000)[(0, "mmap_lock")]
+    assert occ == {"held": 30_000 + 49_000, "waiting": 10_000 + 1_000, "traced": 100_000}

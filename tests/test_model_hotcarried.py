@@ -174,3 +174,19 @@ def test_the_lru_lock_as_a_station_carries_fault_past_two_sockets():
     assert locks[0]["name"] == "lru_lock" and locks[0]["cores"] == 20 and locks[0]["per_transfer"] > 0
     assert all(abs(e) < 0.15 for e in r["methods"]["hotlocks"]["error"]), r["methods"]["hotlocks"]["error"]
     assert abs(r["methods"]["hotboard"]["error"][1]) > 0.15       # without the lock station, not at 80
+
+
+def test_a_sleeping_locks_measured_cycle_stands_for_its_sites_holds():
+    """Where the profile measured mmap_lock's cycle (held, and free while a waiter waited: kind
+    rwsem-cycle), that row is the station and the lock's site rows are not added to it."""
+    rows = _curve(10_000.0, 40.0)
+    held = _holds([(10, "vm_mmap_pgoff", 1_000, 1.0), (10, "__vm_munmap", 2_000, 1.0),
+                   (10, "lock_mm_and_find_vma", 500, 1.0), (10, "mmap_lock", 1_000, 3.0),
+                   (10, "folio_batch_move_lru", 100, 1.0)])
+    held[3].update(kind="rwsem-cycle", handoffs="30", handoff_cycles="400")
+    c = hotcarried.Carried(rows, _trace(2.0, 100.0), Dist().miss_cycles, Dist().transfer_cycles, hold_rows=held)
+    lk = {k["name"]: k for k in c.locks}
+    assert set(lk) == {"mmap_lock", "lru_lock"}
+    assert lk["mmap_lock"]["visits"] == pytest.approx(3.0) and lk["mmap_lock"]["service"] == pytest.approx(1_000)
+    assert lk["mmap_lock"]["handoff"] == pytest.approx(400)
+    assert c.think == pytest.approx(10_000.0 - 2.0 * 100.0 - 3.0 * 1_000 - 100.0)

@@ -34,7 +34,12 @@ nearest to one core's, leaves the think time (as a line's traced hand-off does):
 with its waiters even on one socket (mmap_lock's munmap hold: 90k cycles at 10 cores, 146k at 20),
 so the demand at n_h can exceed what one core's cost leaves.  A sleeping lock also hands off
 (g, carried as h is): its demand is v h(N) alone and v (h(N) + g(N)) while another core waits.
-Sites that take one lock are one station (LOCK_OF_SITE).
+Sites that take one lock are one station (LOCK_OF_SITE).  Where the profile measured a sleeping
+lock's cycle on its time line (holds.csv kind 'rwsem-cycle': per operation, the time it had a holder,
+read holds overlapping once, and the time it was free while a waiter slept or was being woken), that
+row is the station (v h held, v g waited for) in place of its sites' holds and paired hand-offs,
+which miss the read side and the wake-ups no release was seen paired with (`local`/stock at 20
+cores: 272k of the lock's 316k cycles per operation).
 
 Pure: rows and functions in, numbers out.
 """
@@ -55,8 +60,12 @@ LOCK_OF_SITE = {"folio_batch_move_lru": "lru_lock", "folios_put_refs": "lru_lock
                 # mmap_write_lock_killable(), inlined into the system calls that change the address space
                 "vm_mmap_pgoff": "mmap_lock", "__vm_munmap": "mmap_lock", "do_mprotect_pkey": "mmap_lock",
                 "__do_sys_brk": "mmap_lock", "__do_sys_mremap": "mmap_lock", "do_madvise": "mmap_lock",
-                # where munmap's up_read (after mmap_write_downgrade) returns: a release, not a site
-                "vms_complete_munmap_vmas": "mmap_lock", "do_vmi_align_munmap": "mmap_lock"}
+                # a page fault that fell back from the VMA's lock to mmap_read_lock (down_read_killable)
+                "lock_mm_and_find_vma": "mmap_lock",
+                # where an up_read of mmap_lock returns (releases, not sites): munmap's (after
+                # mmap_write_downgrade), a fault's mmap_read_unlock, the trylock of a first anonymous fault
+                "vms_complete_munmap_vmas": "mmap_lock", "do_vmi_align_munmap": "mmap_lock",
+                "exc_page_fault": "mmap_lock", "do_user_addr_fault": "mmap_lock", "__vmf_anon_prepare": "mmap_lock"}
 
 
 def lock_of(site: str) -> str:
@@ -79,11 +88,14 @@ def locks(hold_rows: list, n_max: int, transfer) -> list:
         return x if x == x else 0.0
 
     def at(n):
-        acc = {}
+        acc, cycled = {}, {lock_of(r["site"]) for r in hold_rows
+                           if r.get("kind") == "rwsem-cycle" and int(float(r["cores"])) == n}
         for r in hold_rows:
             v, h = float(r["holds_per_op"]), float(r["hold_cycles"])
             if int(float(r["cores"])) != n or not (v > 0 and h > 0):
                 continue
+            if (r.get("kind") == "rwsem-cycle") != (lock_of(r["site"]) in cycled):
+                continue        # a sleeping lock's cycle, where measured, stands for its sites' holds
             a = acc.setdefault(lock_of(r["site"]), [0.0, 0.0, 0.0, 0.0])
             a[0] += v
             a[1] += v * h

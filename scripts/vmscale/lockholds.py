@@ -29,6 +29,16 @@ before the window (so no site is known) still counts as one, of the lock of the 
 unlock returns into (`vm_mmap_pgoff`; `up_read` after a downgrade returns into munmap's
 `vms_complete_munmap_vmas`).
 
+Read holds: a page fault whose VMA has no anon_vma yet (the first fault of every fresh mmap) cannot
+finish under the VMA's own lock: `__vmf_anon_prepare` tries mmap_read_trylock, fails while a writer
+holds or waits, and the fault retries under `lock_mm_and_find_vma`'s down_read_killable, sleeping
+behind the writers (`local` does this once a round).  Such a hold begins where down_read* returns
+into its site and ends at the `up_read` that returns into a function of the same lock
+(`exc_page_fault` for the fault's mmap_read_unlock).  Read holds overlap and a woken waiter runs
+only once scheduled, so summing holds and hand-offs does not give the lock's cycle: `occupancy`
+measures it on the traced time line instead, as the time the lock had a holder and the time it was
+free while someone waited (`cycle_rows`: holds.csv rows of kind 'rwsem-cycle').
+
 Pure logic over trace lines (`spans`, `summary`); the command reads the run directory.
 """
 
@@ -44,39 +54,54 @@ LOCK = "_raw_spin_lock_irqsave"
 UNLOCK = {"_raw_spin_unlock_irqrestore", "__lock_text_start"}
 WAIT = {LOCK, "queued_spin_lock_slowpath", "native_queued_spin_lock_slowpath"}
 WRITE_LOCK = {"down_write", "down_write_killable"}
+READ_LOCK = {"down_read", "down_read_killable", "down_read_interruptible"}
+SLEEPING_LOCK = WRITE_LOCK | READ_LOCK
 WRITE_UNLOCK, READ_UNLOCK, DOWNGRADE = "up_write", "up_read", "downgrade_write"   # seen at their entry
 RET = re.compile(r":\s+ret\b")
 
 
-def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0, acquired: list = None) -> list:
-    """Exec-trace lines -> complete holds [{roi, cpu, site, hold, kind}] in ticks, kind 'irqsave'
-    or 'rwsem-write' (with 'handoff': ticks from the lock's release to this acquisition when the
-    acquirer was waiting, else None).  rois: [(begin, end) ticks]; a gap of window_ticks or more on
-    a CPU (the next window) drops its open holds, or with period_ticks (the windows' period from each
-    ROI's begin) a tick in the next period does; a hand-off is kept within one window.  A waiter's
-    entry into the lock is remembered across windows (it may sleep through several).  acquired: a
-    list that gets every acquisition seen, whole hold or not ({roi, site, kind}): a point event, so
-    its count over the traced time is the lock's rate with no weighting."""
+def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0, acquired: list = None,
+          intervals: list = None) -> list:
+    """Exec-trace lines -> complete holds [{roi, cpu, site, hold, end, kind}] in ticks, kind 'irqsave',
+    'rwsem-write' or 'rwsem-read' (a sleeping lock's: with 'handoff', ticks from the lock's release to
+    this acquisition when the acquirer was waiting, else None).  rois: [(begin, end) ticks]; a gap of
+    window_ticks or more on a CPU (the next window) drops its open holds, or with period_ticks (the
+    windows' period from each ROI's begin) a tick in the next period does; a hand-off is kept within
+    one window.  A waiter's entry into the lock is remembered across windows (it may sleep through
+    several).  acquired: a list that gets every acquisition seen, whole hold or not ({roi, site,
+    kind}): a point event, so its count over the traced time is the lock's rate with no weighting.
+    intervals: a list that gets each sleeping lock's held and waited-for spans, (roi, lock, 'hold' or
+    'wait', begin, end), None where the span's window edge is its end (a hold released, or a wait
+    ended, before its window began; a hold still open when its window closed): `occupancy` reads them."""
     from vmscale_gem5.profile import TRACE_LINE
     out, writes, releases = [], [], []
-    state = {}                  # cpu -> {"last": (tick, sym, ret), "stack", "wstack", "entered", "roi"}
+    spans_ = intervals if intervals is not None else []
+    state = {}                  # cpu -> {"last": (tick, sym, ret), "stack", "wstack", "rstack", "entered", "roi"}
+
+    def cut(st):                # a window or ROI closes on a CPU: its open sleeping-lock holds end with it
+        for site, t_held, *_ in st["wstack"] + st["rstack"]:
+            spans_.append((st["roi"], lock_of(site), "hold", t_held, None))
+        st["wstack"], st["rstack"] = [], []
+
     for line in lines:
         m = TRACE_LINE.match(line)
         if not m:
             continue
         tick, cpu, sym = int(m[1]), int(m[2] or 0), m[4] or ""
         roi = next((i for i, (b, e) in enumerate(rois) if b <= tick <= e), None)
-        st = state.setdefault(cpu, {"last": None, "stack": [], "wstack": [], "entered": None, "roi": None,
-                                    "win": None})
+        st = state.setdefault(cpu, {"last": None, "stack": [], "wstack": [], "rstack": [], "entered": None,
+                                    "roi": None, "win": None})
         last = st["last"]
         # the windows are [begin + k period, begin + k period + window): with the period known a new
         # window is a new k (a window of most of the period leaves gaps shorter than itself)
         win = (tick - rois[roi][0]) // period_ticks if period_ticks and roi is not None else None
         if roi is None or last is None or st["roi"] != roi:
-            st["stack"], st["wstack"], st["entered"], last = [], [], None, None   # a new ROI
+            cut(st)
+            st["stack"], st["entered"], last = [], None, None   # a new ROI
             st.pop("downgraded", None), st.pop("unmatched", None)
         elif (win != st["win"]) if period_ticks else (tick - last[0] >= window_ticks):
-            st["stack"], st["wstack"], last = [], [], None     # a new window: what was open is cut
+            cut(st)
+            st["stack"], last = [], None                        # a new window: what was open is cut
         st["win"] = win
         prev = last[1] if last else None
         if prev == LOCK and sym not in WAIT:
@@ -85,15 +110,17 @@ def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0, acquired:
                 acquired.append({"roi": roi, "site": sym, "kind": "irqsave"})
         elif sym in UNLOCK and prev not in UNLOCK and st["stack"]:
             site, t_held = st["stack"].pop()
-            out.append({"roi": roi, "cpu": cpu, "site": site, "hold": tick - t_held, "kind": "irqsave"})
+            out.append({"roi": roi, "cpu": cpu, "site": site, "hold": tick - t_held, "end": tick, "kind": "irqsave"})
         # a function's first instruction (no +offset): a call, not a callee's return into it
         entry = bool(sym) and f"@{sym}+" not in line
-        if sym in WRITE_LOCK and entry:
+        if sym in SLEEPING_LOCK and entry:
             st["entered"] = tick
-        elif prev in WRITE_LOCK and last[2] and sym not in WRITE_LOCK:
-            st["wstack"].append([sym, tick, st["entered"], False])   # its ret: held from here
+        elif prev in SLEEPING_LOCK and last[2] and sym not in SLEEPING_LOCK:
+            write = prev in WRITE_LOCK          # its ret: held from here
+            (st["wstack"] if write else st["rstack"]).append([sym, tick, st["entered"], False])
+            spans_.append((roi, lock_of(sym), "wait", st["entered"], tick))
             if acquired is not None:
-                acquired.append({"roi": roi, "site": sym, "kind": "rwsem-write"})
+                acquired.append({"roi": roi, "site": sym, "kind": "rwsem-write" if write else "rwsem-read"})
             st["entered"] = None
         elif sym == DOWNGRADE and entry:
             if st["wstack"]:
@@ -103,17 +130,34 @@ def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0, acquired:
         elif sym in (WRITE_UNLOCK, READ_UNLOCK) and entry and st["wstack"] \
                 and (sym == WRITE_UNLOCK or st["wstack"][-1][3]):
             site, t_held, entered, _ = st["wstack"].pop()
-            h = {"roi": roi, "cpu": cpu, "site": site, "hold": tick - t_held, "kind": "rwsem-write"}
-            out.append(h)
-            writes.append((h, t_held, entered))
-            releases.append((roi, lock_of(site), tick))
-        elif sym in (WRITE_UNLOCK, READ_UNLOCK) and entry and (sym == WRITE_UNLOCK or st.pop("downgraded", False)):
-            st["unmatched"] = tick              # a release whose hold began unseen: its lock is named
+            _release(out, writes, releases, spans_, roi, cpu, site, t_held, entered, tick, "rwsem-write")
+        elif sym in (WRITE_UNLOCK, READ_UNLOCK) and entry:
+            # a release whose lock is named by the function the unlock returns into: a read hold of
+            # that lock taken in the window, or a hold whose acquisition was not seen
+            st["unmatched"] = (tick, sym == READ_UNLOCK and not st.pop("downgraded", False))
         elif prev in (WRITE_UNLOCK, READ_UNLOCK, DOWNGRADE) and last[2] and "unmatched" in st:
-            releases.append((roi, lock_of(sym), st.pop("unmatched")))   # by the function it returns to
+            t_rel, read = st.pop("unmatched")
+            lock = lock_of(sym)
+            mine = [i for i, r in enumerate(st["rstack"]) if lock_of(r[0]) == lock] if read else []
+            if mine:
+                site, t_held, entered, _ = st["rstack"].pop(mine[-1])
+                _release(out, writes, releases, spans_, roi, cpu, site, t_held, entered, t_rel, "rwsem-read")
+            else:
+                releases.append((roi, lock, t_rel))
+                spans_.append((roi, lock, "hold", None, t_rel))
         st["last"], st["roi"] = (tick, sym, bool(RET.search(line))), roi
+    for st in state.values():
+        cut(st)
     _handoffs(writes, releases, rois, period_ticks or window_ticks)
     return out
+
+
+def _release(out, writes, releases, spans_, roi, cpu, site, t_held, entered, tick, kind):
+    h = {"roi": roi, "cpu": cpu, "site": site, "hold": tick - t_held, "end": tick, "kind": kind}
+    out.append(h)
+    writes.append((h, t_held, entered))
+    releases.append((roi, lock_of(site), tick))
+    spans_.append((roi, lock_of(site), "hold", t_held, tick))
 
 
 def _handoffs(writes: list, releases: list, rois: list, period_ticks: int):
@@ -173,3 +217,91 @@ def summary(sp: list, window_ticks: int, tick_per_cycle: float, windows: int = 0
                 row["holds_per_op"] = seen / (windows * window_ticks) * roi_ticks / ops
         rows.append(row)
     return sorted(rows, key=lambda r: -r["hold_cycles"] * r["weight"])
+
+
+def occupancy(intervals: list, rois: list, window_ticks: int, period_ticks: int) -> dict:
+    """A sleeping lock's time in the traced windows, from spans' intervals: {(roi, lock): {'held':
+    ticks with a holder, 'waiting': ticks free while someone waited for it, 'traced': the windows'
+    ticks}}.  The lock's cycle per operation is held + waiting (the rest it was free with no one
+    asking): a waiter that sleeps is woken when the lock is released and runs with it only when it
+    has been scheduled, and read holds overlap, so neither the holds nor the paired hand-offs add
+    up to it.  Where a span's edge is None it is its window's edge; a wait that outlasts its window
+    counts in every window it spans."""
+    def window(roi, t):
+        b = rois[roi][0]
+        k = (t - b) // period_ticks
+        return k, b + k * period_ticks, min(b + k * period_ticks + window_ticks, rois[roi][1])
+    per = {}                    # (roi, lock, k) -> ([holds], [waits])
+    for roi, lock, what, begin, end in intervals:
+        if roi is None:
+            continue
+        if begin is None:
+            k, wb, _ = window(roi, end)
+            pieces = [(k, wb, end)]
+        elif end is None:
+            k, _, we = window(roi, begin)
+            pieces = [(k, begin, we)]
+        else:
+            pieces = []
+            k, wb, we = window(roi, begin)
+            while wb < end:
+                if min(end, we) > max(begin, wb):
+                    pieces.append((k, max(begin, wb), min(end, we)))
+                k, wb = k + 1, wb + period_ticks
+                we = min(wb + window_ticks, rois[roi][1])
+        for k, a, e in pieces:
+            per.setdefault((roi, lock, k), ([], []))[what == "wait"].append((a, e))
+    out = {}
+    for (roi, lock, _), (holds, waits) in per.items():
+        held = _union(holds)
+        acc = out.setdefault((roi, lock), {"held": 0, "waiting": 0})
+        acc["held"] += sum(e - a for a, e in held)
+        acc["waiting"] += sum(e - a for a, e in _union(waits)) - _overlap(_union(waits), held)
+    for (roi, lock), acc in out.items():
+        b, e = rois[roi]
+        acc["traced"] = sum(min(window_ticks, e - t) for t in range(b, e, period_ticks))
+    return out
+
+
+def _union(spans: list) -> list:
+    out = []
+    for a, e in sorted(spans):
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        elif e > a:
+            out.append([a, e])
+    return out
+
+
+def _overlap(xs: list, ys: list) -> int:
+    """Ticks two sorted disjoint span lists share."""
+    i = j = total = 0
+    while i < len(xs) and j < len(ys):
+        a, e = max(xs[i][0], ys[j][0]), min(xs[i][1], ys[j][1])
+        total += max(0, e - a)
+        if xs[i][1] < ys[j][1]:
+            i += 1
+        else:
+            j += 1
+    return total
+
+
+def cycle_rows(occ: dict, acquired: list, roi: int, tick_per_cycle: float, roi_ticks: float, ops: float) -> list:
+    """Per sleeping lock of one ROI (occupancy's), a holds.csv row of kind 'rwsem-cycle': its
+    acquisitions per operation (every down_read/down_write seen returning into its sites), the
+    cycles it was held per acquisition ('hold_cycles': the union of holds, overlapping read holds
+    once) and free while someone waited ('handoff_cycles'), and the shares of the traced time
+    ('held', 'waiting').  So held + waiting per operation is the lock's cycle: the model's station
+    for it (vmscale_model.hotcarried).  Locks no sleeping acquisition was seen taking are left out
+    (an up_read of a lock whose reads take the trylock only)."""
+    rows = []
+    for (r, lock), a in occ.items():
+        n = sum(1 for x in acquired if x["roi"] == roi and x["kind"].startswith("rwsem") and lock_of(x["site"]) == lock)
+        if r != roi or not n or not a["traced"] or not ops:
+            continue
+        per_op = n / a["traced"] * roi_ticks / ops
+        rows.append({"site": lock, "kind": "rwsem-cycle", "holds": n, "weight": n,
+                     "hold_cycles": a["held"] / n / tick_per_cycle, "handoffs": n,
+                     "handoff_cycles": a["waiting"] / n / tick_per_cycle, "held": a["held"] / a["traced"],
+                     "waiting": a["waiting"] / a["traced"], "holds_per_op": per_op})
+    return sorted(rows, key=lambda r: -r["held"])

@@ -216,8 +216,9 @@ def load(run_dir) -> list:
         with opener(trace, "rt", errors="replace") as f:
             profiles, timelines = sampled(f, rois, window_ns * 1000)
         with opener(trace, "rt", errors="replace") as f:
-            acquired = []
-            holds = lockholds.spans(f, rois, window_ns * 1000, PERIOD_TICKS, acquired)
+            acquired, intervals = [], []
+            holds = lockholds.spans(f, rois, window_ns * 1000, PERIOD_TICKS, acquired, intervals)
+            occupancy = lockholds.occupancy(intervals, rois, window_ns * 1000, PERIOD_TICKS)
     out = []
     for i, (cid, dump) in enumerate(dumps):
         case = parsed.cases[cid]
@@ -233,6 +234,8 @@ def load(run_dir) -> list:
                                      windows=-(-(e - b) // PERIOD_TICKS), roi_ticks=e - b,
                                      ops=float(case.result.get("ops") or 0),
                                      acquired=[a for a in acquired if a["roi"] == i])
+            held += lockholds.cycle_rows(occupancy, acquired, i, tick_per_cycle, e - b,
+                                         float(case.result.get("ops") or 0))
         out.append({"case": cid, "variant": case.variant, "workload": case.workload, "cores": cores or len(tc),
                     "per_socket": per_socket, "threads": threads,
                     "symbols": profiles[i] if profiles is not None else None,
@@ -264,12 +267,17 @@ def render(cases: list) -> str:
         if c.get("holds"):
             lines.append("  lock holds (roi_profile): site, kind, holds seen whole, mean hold, share of the ROI held, "
                          "holds per op, a sleeping lock's mean hand-off to its waiter")
-            for h in c["holds"][:8]:
+            for h in [h for h in c["holds"] if h.get("kind") != "rwsem-cycle"][:8]:
                 g = h.get("handoff_cycles", math.nan)
                 lines.append(f"    {h['site']:<32} {h.get('kind', 'irqsave'):<11} {h['holds']:>6}  "
                              f"{h['hold_cycles']:>9,.0f} cycles  {h.get('held', math.nan):>5.1%}  "
                              f"{h.get('holds_per_op', math.nan):.4f}"
                              + (f"  hand-off {g:,.0f} cycles ({h['handoffs']})" if g == g else ""))
+            for h in [h for h in c["holds"] if h.get("kind") == "rwsem-cycle" and h["held"] + h["waiting"] >= 0.01]:
+                v = h["holds_per_op"]
+                lines.append(f"    {h['site']:<32} its cycle: held {h['held']:.1%} of the traced time, free with a waiter "
+                             f"{h['waiting']:.1%}; per op {v:.2f} acquisitions, held {v * h['hold_cycles']:,.0f} + "
+                             f"waited for {v * h['handoff_cycles']:,.0f} cycles")
     return "\n".join(lines)
 
 
@@ -284,7 +292,8 @@ def symbols_csv(cases: list) -> str:
 
 def holds_csv(cases: list) -> str:
     """The lock holds of each case (lockholds.summary), as the model's lock stations read them."""
-    keys = ["site", "kind", "holds", "hold_cycles", "weight", "held", "holds_per_op", "handoffs", "handoff_cycles"]
+    keys = ["site", "kind", "holds", "hold_cycles", "weight", "held", "holds_per_op", "handoffs", "handoff_cycles",
+            "waiting"]
     rows = ["case,kernel_variant,workload,cores," + ",".join(keys)]
     for c in cases:
         for h in c.get("holds") or []:
