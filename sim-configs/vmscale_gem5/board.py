@@ -25,6 +25,7 @@ is the unnamed base with the twin's values as explicit options.  The unnamed bas
 the board every record before named boards used (label '' = every option at its default).
 """
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -297,9 +298,9 @@ class Board:
         return short
 
     def graph(self, cores: int):
-        from vmscale_gem5 import options
-        a = self.namespace(cores)
-        return options.graph(a)(topology.controller_counts(cores, a.l2_banks, a.mem_channels)["total"])
+        """The interconnect at `cores` (the last few kept: a graph keeps its distances, which at
+        thousands of cores take minutes to search)."""
+        return _graph(self, cores)
 
     def transfer_hops(self, cores: int) -> float:
         """Router hops per ownership transfer of a contended line (topology.line_transfer_hops)."""
@@ -329,6 +330,13 @@ def llc_shortfall(cores: int, l1_kib: int, llc_kib: int) -> str:
         return ""
     return (f"the inclusive L2 ({llc_kib} KiB) is smaller than the {cores} cores' L1s it must hold "
             f"({need} KiB)")
+
+
+@functools.lru_cache(maxsize=4)
+def _graph(board: Board, cores: int):
+    from vmscale_gem5 import options
+    a = board.namespace(cores)
+    return options.graph(a)(topology.controller_counts(cores, a.l2_banks, a.mem_channels)["total"])
 
 
 def with_sockets(label: str):

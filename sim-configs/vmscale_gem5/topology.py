@@ -14,6 +14,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 KINDS = ("crossbar", "mesh", "ring", "pt2pt", "sockets")
+CACHED_SEARCHES = 2048      # single-source searches a Graph keeps
 
 
 @dataclass
@@ -46,57 +47,79 @@ class Graph:
 
     def hops(self, a: int, b: int) -> int:
         """Router-to-router hops from router a to router b (BFS over directed links)."""
-        if a == b:
-            return 0
-        adj, seen, q = self.neighbours(), {a: 0}, deque([a])
-        while q:
-            r = q.popleft()
-            for n in adj[r]:
-                if n not in seen:
-                    seen[n] = seen[r] + 1
-                    if n == b:
-                        return seen[n]
-                    q.append(n)
-        raise ValueError(f"{self.kind}: router {b} unreachable from {a}")
+        d = self._from(a, "hops").get(b)
+        if d is None:
+            raise ValueError(f"{self.kind}: router {b} unreachable from {a}")
+        return d
 
     def mean_hops(self, controllers_a, controllers_b) -> float:
         """Mean router hops between two sets of controllers (e.g. L1s to L2 banks)."""
-        return self._mean(self.hops, controllers_a, controllers_b)
+        return self._mean("hops", controllers_a, controllers_b)
 
-    def _mean(self, distance, controllers_a, controllers_b) -> float:
-        """Mean of distance(router, router) over the pairs of controllers, each router pair once."""
-        pairs = [(self.ext[a], self.ext[b]) for a in controllers_a for b in controllers_b]
-        cache = {}
-        total = 0
-        for a, b in pairs:
-            if (a, b) not in cache:
-                cache[(a, b)] = distance(a, b)
-            total += cache[(a, b)]
-        return total / len(pairs)
+    def _from(self, a: int, kind: str) -> dict:
+        """Every router's distance from router a, one search per source (cached): hops by BFS, or
+        network cycles by Dijkstra.  A machine of thousands of cores has as many router pairs as
+        it has pairs of cores, so a search per pair would not finish."""
+        cache = self.__dict__.setdefault("_dist", {})
+        if len(cache) > CACHED_SEARCHES:
+            cache.clear()           # all pairs of a machine of thousands of routers do not fit in memory
+        if (a, kind) not in cache:
+            if kind == "hops":
+                adj, best, q = self.neighbours(), {a: 0}, deque([a])
+                while q:
+                    r = q.popleft()
+                    for n in adj[r]:
+                        if n not in best:
+                            best[n] = best[r] + 1
+                            q.append(n)
+            else:
+                adj = {r: [] for r in range(self.routers)}
+                for link in self.links:
+                    adj[link.src].append((link.dst, link.latency))
+                best, todo, done = {a: 0}, [(0, a)], set()
+                while todo:
+                    d, r = heapq.heappop(todo)
+                    if r in done:
+                        continue
+                    done.add(r)
+                    for n, lat in adj[r]:
+                        nd = d + lat + self.router_latency
+                        if nd < best.get(n, math.inf):
+                            best[n] = nd
+                            heapq.heappush(todo, (nd, n))
+                # both end routers count: a path through k routers costs k router latencies
+                best = {r: float(d + self.router_latency) for r, d in best.items()}
+            cache[(a, kind)] = best
+        return cache[(a, kind)]
+
+    def _mean(self, kind: str, controllers_a, controllers_b) -> float:
+        """Mean distance over the pairs of controllers: by router, each controller weighing once."""
+        def per_router(cs):
+            n = {}
+            for c in cs:
+                n[self.ext[c]] = n.get(self.ext[c], 0) + 1
+            return n
+        na, nb = per_router(controllers_a), per_router(controllers_b)
+        total = 0.0
+        for a, wa in na.items():
+            dist = self._from(a, kind)
+            for b, wb in nb.items():
+                if b not in dist:
+                    raise ValueError(f"{self.kind}: router {b} unreachable from {a}")
+                total += wa * wb * dist[b]
+        return total / (sum(na.values()) * sum(nb.values()))
 
     def cycles(self, a: int, b: int) -> float:
         """Network cycles from router a to router b on the fastest path: its links' latencies plus
         router_latency for every router it passes through, both ends included (Dijkstra)."""
-        adj = {r: [] for r in range(self.routers)}
-        for link in self.links:
-            adj[link.src].append((link.dst, link.latency))
-        best, todo = {a: 0}, [(0, a)]
-        while todo:
-            d, r = heapq.heappop(todo)
-            if r == b:
-                return float(d + self.router_latency)
-            if d > best[r]:
-                continue
-            for n, lat in adj[r]:
-                nd = d + lat + self.router_latency
-                if nd < best.get(n, math.inf):
-                    best[n] = nd
-                    heapq.heappush(todo, (nd, n))
-        raise ValueError(f"{self.kind}: router {b} unreachable from {a}")
+        d = self._from(a, "cycles").get(b)
+        if d is None:
+            raise ValueError(f"{self.kind}: router {b} unreachable from {a}")
+        return d
 
     def mean_cycles(self, controllers_a, controllers_b) -> float:
         """Mean network cycles between two sets of controllers (e.g. L1s to L2 banks)."""
-        return self._mean(self.cycles, controllers_a, controllers_b)
+        return self._mean("cycles", controllers_a, controllers_b)
 
     def check(self):
         """Every router reaches every other, link ids are unique, ports are consistent."""
