@@ -190,3 +190,21 @@ def test_a_sleeping_locks_measured_cycle_stands_for_its_sites_holds():
     assert lk["mmap_lock"]["visits"] == pytest.approx(3.0) and lk["mmap_lock"]["service"] == pytest.approx(1_000)
     assert lk["mmap_lock"]["handoff"] == pytest.approx(400)
     assert c.think == pytest.approx(10_000.0 - 2.0 * 100.0 - 3.0 * 1_000 - 100.0)
+
+
+def test_the_lock_models_band_is_the_sampling_error_of_each_locks_rate():
+    """A lock seen 25 times in the sampled windows: its rate is known to 1/5 of itself, so the
+    band's edges move its visits (and their demand at the smallest profiled count) by 1.645/5."""
+    rows = _curve(10_000.0, 40.0)
+    held = _holds([(10, "folio_batch_move_lru", 2_000, 1.0)])
+    held[0]["holds"] = "25"
+    model = hotcarried.HotLocksOnBoard(_trace(2.0, 100.0), held, Dist()).fit(rows)
+    p = model.predict([1, 40])
+    assert p.low[1] < p.throughput[1] < p.high[1]
+    assert p.low[0] == pytest.approx(p.throughput[0]) == pytest.approx(1 / 10_000.0)    # one core: by construction
+    f = 1 + hotcarried.BAND_Z / 5
+    c = hotcarried.Carried(rows, _trace(2.0, 100.0), Dist().miss_cycles, Dist().transfer_cycles, hold_rows=held)
+    (k,) = c.locks
+    assert k["seen"] == 25
+    z, d, _, _ = c.at(40)
+    assert p.low[1] == pytest.approx(solvers.mva(z - 2_000 * (f - 1), d[:1] + [d[1] * f], 40)["throughput"])

@@ -288,6 +288,57 @@ def _add_interconnect(sub):
     ic.set_defaults(func=_guarded(_interconnect))
 
 
+def _beyond(a):
+    import json
+    from vmscale_model import beyond, plot, study
+    hot = [r for path in a.hotlines for r in hotline_rows(path)]
+    held = [r for path in a.holds for r in hold_rows(path)] if a.holds else []
+    rows = fitlib.load_table(a.table, a.workload)
+    grid = sorted(set(a.cores) | set(beyond.FIGURE_CORES))
+    pred = beyond.predict(rows, hot, held, a.train_max, grid, a.topology.split(","),
+                          progress=lambda m: print(m, file=sys.stderr, flush=True))
+    if not pred:
+        raise fitlib.FitError(f"no gem5 curve of {a.table} on a named board has a hot-line trace among "
+                              f"{len(a.hotlines)} file(s) and three core counts up to {a.train_max}, one core included")
+    out = Path(a.out or Path(a.table).with_suffix("").as_posix() + "-beyond")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "beyond.json").write_text(json.dumps(pred, indent=1) + "\n")
+    md = beyond.table_md([p for p in pred if p["cores"] in a.cores])
+    (out / "beyond.md").write_text(
+        f"# Past the simulated machine: {a.table}, fitted on <= {a.train_max} cores\n\nWindow cycles per "
+        "operation of the machine (1 / throughput), with the 5-95% band of the lock profile's sampling error; "
+        "measured: the reference board's point.\n\n" + md)
+    figs = []
+    for key in sorted({(p["workload"], p["variant"], p["board"], p["ops"]) for p in pred}):
+        w, v, board, k = key
+        ps = [p for p in pred if (p["workload"], p["variant"], p["board"], p["ops"]) == key]
+        measured = {int(float(r["cores"])): float(r["window_ops_per_cycle"]) for r in rows
+                    if r["workload"] == w and r["kernel_variant"] == v.split()[0] and r.get("gem5.board") == board
+                    and study.roi_size(r) == k}
+        stem = out / f"{w}-{v.replace(' ', '_')}-{k:g}"
+        figs += plot.beyond_curve(ps, measured, a.train_max, str(stem),
+                                  f"{w} / {v} ({k:g} ops per thread): past the simulated machine", a.note)
+    print(md, end="")
+    print(f"wrote {out / 'beyond.json'}, {out / 'beyond.md'} and {len(figs) // 2} figure(s)")
+    return 0
+
+
+def _add_beyond(sub):
+    bd = sub.add_parser("beyond", help="predict traced curves to thousands of cores on the sockets, crossbar and "
+                                       "mesh interconnects (the hot-line model carried by each one's distances)")
+    bd.add_argument("table", help="a table from `vmscale collect` or a sweep, gem5 curves on a named board")
+    bd.add_argument("--hotlines", metavar="CSV", nargs="+", required=True, help="hotlines.csv files (`vmscale hotlines`)")
+    bd.add_argument("--holds", metavar="CSV", nargs="+", help="holds.csv files (`vmscale threads` of a profiled run)")
+    bd.add_argument("--workload", help="only this workload's curves")
+    bd.add_argument("--train-max", type=int, default=20, help="fit on core counts up to this (default 20)")
+    bd.add_argument("--cores", type=lambda s: [int(x) for x in s.split(",")], default=[160, 1024, 4096],
+                    help="core counts of the table (default 160,1024,4096)")
+    bd.add_argument("--topology", default="sockets,crossbar,mesh", help="interconnects (default sockets,crossbar,mesh)")
+    bd.add_argument("--out", help="output directory (default: TABLE-beyond/)")
+    bd.add_argument("--note", help="a line of provenance printed on the figures")
+    bd.set_defaults(func=_guarded(_beyond))
+
+
 def _add_sockets(sub):
     sk = sub.add_parser("sockets", help="fit each gem5 curve on its first sockets, predict it where the cores "
                                         "spread over more, from the board's distances, and judge it beside the USL")
@@ -343,6 +394,7 @@ def add_commands(p):
     """The model's commands, under `p` (`vmscale model`, or this module's own parser)."""
     sub = p.add_subparsers(dest="model_cmd", required=True)
     _add_fit(sub)
+    _add_beyond(sub)
     _add_study(sub)
     _add_interconnect(sub)
     _add_sockets(sub)

@@ -50,6 +50,8 @@ from vmscale_model import fit as fitlib
 from vmscale_model import hotstations, methods, solvers
 from vmscale_model.sockets import SATURATED, ownership_runs, per_op
 
+BAND_Z = 1.645      # a 5-95% band's edges, in standard errors
+
 
 # The functions of Linux 6.12 that take a lock with spin_lock_irqsave or, for writing, an
 # rw_semaphore (vmscale.lockholds), by the lock they take (what one queue is); a site not named here
@@ -96,34 +98,37 @@ def locks(hold_rows: list, n_max: int, transfer) -> list:
                 continue
             if (r.get("kind") == "rwsem-cycle") != (lock_of(r["site"]) in cycled):
                 continue        # a sleeping lock's cycle, where measured, stands for its sites' holds
-            a = acc.setdefault(lock_of(r["site"]), [0.0, 0.0, 0.0, 0.0])
+            a = acc.setdefault(lock_of(r["site"]), [0.0, 0.0, 0.0, 0.0, 0.0])
             a[0] += v
             a[1] += v * h
             seen = num(r, "handoffs")
             a[2] += seen
             a[3] += seen * num(r, "handoff_cycles")
-        return {k: (v, d / v, g / ng if ng else 0.0) for k, (v, d, ng, g) in acc.items()}
+            a[4] += num(r, "holds")
+        return {k: (v, d / v, g / ng if ng else 0.0, n) for k, (v, d, ng, g, n) in acc.items()}
     top, below, lowest = at(counts[-1]), at(counts[-2]) if len(counts) > 1 else {}, at(counts[0])
     dc = float(transfer(counts[-1])) - float(transfer(counts[-2])) if len(counts) > 1 else 0.0
     out = []
-    for name, (v, h, g) in sorted(top.items(), key=lambda kv: -kv[1][0] * (kv[1][1] + kv[1][2])):
+    for name, (v, h, g, seen) in sorted(top.items(), key=lambda kv: -kv[1][0] * (kv[1][1] + kv[1][2])):
         m = mg = 0.0
         if name in below and dc > 0:
             m = max(0.0, (h - below[name][1]) / dc)
             mg = max(0.0, (g - below[name][2]) / dc)
-        low = lowest.get(name, (v, h, g))
+        low = lowest.get(name, (v, h, g, seen))
         out.append({"name": name, "visits": v, "service": h, "per_transfer": m, "handoff": g,
                     "handoff_per_transfer": mg, "cores": counts[-1], "demand_low": low[0] * low[1],
-                    "cores_low": counts[0]})
+                    "cores_low": counts[0], "seen": seen})
     return out
 
 
 class Carried:
     def __init__(self, rows: list, trace_rows: list, miss_cycles, transfer_cycles, top: int = 0,
-                 hold_rows: list = ()):
+                 hold_rows: list = (), lock_z: float = 0.0):
         """rows: the fitted core counts' rows of one curve (one at 1 core); trace_rows: hotlines.csv
         rows of the same case, the largest traced count not above the fitted ones used; hold_rows:
-        holds.csv rows of the same case (with cores), for lock stations."""
+        holds.csv rows of the same case (with cores), for lock stations.  lock_z: each lock's rate
+        moved by lock_z of its sampling error, 1 / sqrt(holds seen) of itself (a band's edge: the
+        hot-line trace counts every transfer, the lock profile samples windows)."""
         fitted = sorted({int(float(r["cores"])) for r in rows})
         traced = sorted({int(r["cores"]) for r in trace_rows if r.get("cores")})
         usable = [n for n in traced if n <= fitted[-1]]
@@ -140,6 +145,10 @@ class Carried:
         self._miss, self._transfer = miss_cycles, transfer_cycles
         self._cache = {}
         self.locks = locks(list(hold_rows), self.n0, lambda n: self._d(n)[1])
+        if lock_z:
+            for k in self.locks:
+                f = max(0.05, 1 + lock_z / np.sqrt(k["seen"])) if k["seen"] > 0 else 1.0
+                k.update(visits=k["visits"] * f, demand_low=k["demand_low"] * f)
         self.think = m["think"] - sum(k["demand_low"] for k in self.locks)
         if self.locks and not self.think > 0:
             raise methods.NoModel("the hot lines' and locks' demand is not below the 1-core cost: no think time left")
@@ -224,7 +233,14 @@ class HotLocksOnBoard(HotLinesOnBoard):
         if not c.locks:
             raise methods.NoModel("no lock holds profiled at or below the fitted core counts")
         params = {**self._params(c), "locks": [dict(lk) for lk in c.locks]}
-        return methods.Model(self.name, params, lambda cores: methods.Prediction(c.throughput(cores)))
+        # the band: every lock's rate at the 5% and 95% of its sampling error (more demand, less throughput)
+        try:
+            lo, hi = (Carried(rows, self.trace_rows, self.board.miss_cycles, self.board.transfer_cycles, self.top,
+                              self.hold_rows, lock_z=z) for z in (BAND_Z, -BAND_Z))
+        except methods.NoModel:
+            lo = hi = c
+        return methods.Model(self.name, params, lambda cores: methods.Prediction(
+            c.throughput(cores), lo.throughput(cores), hi.throughput(cores)))
 
     @staticmethod
     def describe(p) -> str:

@@ -209,3 +209,31 @@ def sockets_curve(r: dict, stem, title, note=None):
         worst = max(errs, key=abs) * 100
         ax.plot(cores, r[key]["predicted"], color=color, ls=ls, lw=1.5, label=f"{what} (held-out error up to {worst:+.0f}%)")
     return _finish_prediction(fig, ax, stem, title, "throughput (operations per cycle, window)", note)
+
+
+TOPOLOGY_STYLE = {"sockets": ("black", "-"), "crossbar": ("tab:blue", "--"), "mesh": ("tab:green", "-."),
+                  "any": ("tab:red", ":")}
+
+
+def beyond_curve(pred: list, measured: dict, train_max: int, stem, title, note=None):
+    """beyond.predict() rows of one curve: each interconnect's prediction with its band, the USL,
+    and the measured points (fitted ones filled, held-out ones open) on the reference board."""
+    fig, ax = plt.subplots(figsize=(7, 4.8))
+    for (topo, method) in sorted({(p["topology"], p["method"]) for p in pred}, key=lambda tm: tm[0] == "any"):
+        ps = sorted((p for p in pred if p["topology"] == topo and p["method"] == method), key=lambda p: p["cores"])
+        color, ls = TOPOLOGY_STYLE.get(topo, ("gray", "-"))
+        n = [p["cores"] for p in ps]
+        what = "USL, fitted to the same points" if topo == "any" else f"{method} on the {topo} interconnect"
+        ax.plot(n, [p["throughput"] for p in ps], color=color, ls=ls, lw=1.5, label=what)
+        lo, hi = [p["low"] for p in ps], [p["high"] for p in ps]
+        if all(x == x for x in lo + hi):
+            ax.fill_between(n, lo, hi, color=color, alpha=0.12, lw=0)
+    cores = np.array(sorted(measured))
+    y = np.array([measured[c] for c in cores])
+    fit = cores <= train_max
+    ax.plot(cores[fit], y[fit], "s", color="tab:blue", ms=5, label=f"gem5 reference board, fitted (<= {train_max})",
+            zorder=5)
+    ax.plot(cores[~fit], y[~fit], "o", mfc="white", mec="k", mew=1.5, ms=7, label="gem5 reference board, held out",
+            zorder=6)
+    ax.set_yscale("log")
+    return _finish_prediction(fig, ax, stem, title, "throughput (operations per cycle of the machine, window)", note)

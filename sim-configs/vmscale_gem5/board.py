@@ -308,13 +308,12 @@ class Board:
 
     def transfer_cycles(self, cores: int) -> float:
         """Network cycles per ownership transfer of a contended line (topology.line_transfer_cycles)."""
-        return topology.line_transfer_cycles(self.graph(cores), cores, self.namespace(cores).l2_banks)
+        return _transfer_cycles(self, cores)
 
     def miss_cycles(self, cores: int) -> dict:
         """Network cycles of an L1 miss's round trips to its home bank and its memory channel, mean
         over the homes (topology.miss_cycles): what spreading over more sockets adds to a miss."""
-        a = self.namespace(cores)
-        return topology.miss_cycles(self.graph(cores), cores, a.l2_banks, a.mem_channels)
+        return dict(_miss_cycles(self, cores))
 
     def hop_cycles(self) -> int:
         """Cycles a message spends per router hop: the router's and the link's latency."""
@@ -337,6 +336,18 @@ def _graph(board: Board, cores: int):
     from vmscale_gem5 import options
     a = board.namespace(cores)
     return options.graph(a)(topology.controller_counts(cores, a.l2_banks, a.mem_channels)["total"])
+
+
+# the distances, kept per board and core count: a model asks for them at every count it predicts
+@functools.lru_cache(maxsize=256)
+def _transfer_cycles(board: Board, cores: int) -> float:
+    return topology.line_transfer_cycles(board.graph(cores), cores, board.namespace(cores).l2_banks)
+
+
+@functools.lru_cache(maxsize=256)
+def _miss_cycles(board: Board, cores: int) -> tuple:
+    a = board.namespace(cores)
+    return tuple(topology.miss_cycles(board.graph(cores), cores, a.l2_banks, a.mem_channels).items())
 
 
 def with_sockets(label: str):

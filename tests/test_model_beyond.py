@@ -1,0 +1,53 @@
+"""Predictions past the simulated machine (vmscale_model.beyond), on the reference board's shipped
+`local`/stock curve, its hot-line trace and its lock profiles: each interconnect carries the same
+stations by its own distances."""
+
+import glob
+from pathlib import Path
+
+from vmscale_model import beyond, fit as fitlib
+from vmscale_model.cli import hold_rows, hotline_rows, main
+
+REPO = Path(__file__).resolve().parent.parent
+TABLE = REPO / "results" / "gem5-e7-8870-warm" / "table.csv"
+
+
+def _inputs():
+    traces = [r for p in glob.glob(str(REPO / "results/gem5-e7-8870-local-hotlines/0*c-local-stock/hotlines.csv"))
+              for r in hotline_rows(p)]
+    holds = [r for p in glob.glob(str(REPO / "results/gem5-e7-8870-profiles/0*c-local-stock-warm/holds.csv"))
+             for r in hold_rows(p)]
+    return fitlib.load_table(TABLE, "local"), traces, holds
+
+
+def test_each_interconnect_carries_the_traced_stations_by_its_own_distances():
+    rows, traces, holds = _inputs()
+    pred = beyond.predict(rows, traces, holds, 20, (40, 80), ("sockets", "crossbar"))
+    got = {(p["variant"], p["method"], p["topology"], p["cores"]): p for p in pred}
+    assert {v for v, *_ in got} == {"stock"}          # the only traced `local` case
+    s80, x80 = got[("stock", "hotlocks", "sockets", 80)], got[("stock", "hotlocks", "crossbar", 80)]
+    # a crossbar's transfer costs the same at any size; the sockets' path grows past two sockets
+    assert x80["throughput"] > s80["throughput"]
+    assert s80["low"] < s80["throughput"] < s80["high"]
+    # the measured point belongs to the board it was measured on, not to a hypothetical one
+    assert s80["measured"] > 0 and x80["measured"] != x80["measured"]
+    usl = got[("stock", "usl", "any", 80)]
+    assert usl["low"] != usl["low"] and usl["measured"] == s80["measured"]
+    md = beyond.table_md(pred)
+    assert "| local / stock (10 ops per thread) | hotlocks | crossbar |" in md and "measured" in md
+
+
+def test_the_command_writes_the_table_and_a_figure_per_curve(tmp_path):
+    traces = glob.glob(str(REPO / "results/gem5-e7-8870-local-hotlines/0*c-local-stock/hotlines.csv"))
+    holds = glob.glob(str(REPO / "results/gem5-e7-8870-profiles/0*c-local-stock-warm/holds.csv"))
+    rc = main(["beyond", str(TABLE), "--workload", "local", "--hotlines", *traces, "--holds", *holds,
+               "--topology", "sockets", "--cores", "40,80", "--out", str(tmp_path)])
+    assert rc == 0
+    assert (tmp_path / "local-stock-10.png").is_file() and "hotlocks" in (tmp_path / "beyond.md").read_text()
+
+
+def test_no_traced_curve_is_a_clear_error(tmp_path, capsys):
+    other = glob.glob(str(REPO / "results/gem5-e7-8870-fault-hotlines/0*c-fault-stock/hotlines.csv"))
+    rc = main(["beyond", str(TABLE), "--workload", "local", "--hotlines", *other, "--topology", "sockets",
+               "--cores", "40", "--out", str(tmp_path)])
+    assert rc != 0 and "hot-line trace" in capsys.readouterr().err
