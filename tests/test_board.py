@@ -119,6 +119,20 @@ def test_the_sockets_topology_fills_sockets_in_order_and_reaches_every_socket_in
         topology.build("sockets", topology.controller_counts(4, 1, 1), socket_cores=0)
 
 
+def test_a_large_machines_mean_distances_are_the_per_pair_searches_mean():
+    """Past 256 routers the means come from one compiled search per source (scipy), below from one
+    Python search per source: both are the mean over every pair of controllers of its path."""
+    from vmscale_gem5 import topology
+    g = topology.build("mesh", topology.controller_counts(300, 4, 2), link_latency=7, router_latency=3)
+    l1s, banks = range(300), range(300, 304)
+    assert g._mean_scipy("cycles", {g.ext[i]: 1 for i in l1s}, {g.ext[b]: 1 for b in banks}) is not None
+    by_pair = sum(g.cycles(g.ext[a], g.ext[b]) for a in l1s for b in banks) / (300 * 4)
+    assert g.mean_cycles(l1s, banks) == pytest.approx(by_pair)
+    hops = sum(g.hops(g.ext[a], g.ext[b]) for a in l1s for b in l1s) / 300 ** 2
+    assert g.mean_hops(l1s, l1s) == pytest.approx(hops)
+    assert g.cycles(5, 5) == 3.0 and g.hops(5, 5) == 0
+
+
 GEM5_SPEC = """
 name = "boards"
 backend = "gem5"

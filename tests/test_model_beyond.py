@@ -23,7 +23,7 @@ def _inputs():
 def test_each_interconnect_carries_the_traced_stations_by_its_own_distances():
     rows, traces, holds = _inputs()
     pred = beyond.predict(rows, traces, holds, 20, (40, 80), ("sockets", "crossbar"))
-    got = {(p["variant"], p["method"], p["topology"], p["cores"]): p for p in pred}
+    got = {(p["variant"], p["method"], p["interconnect"], p["cores"]): p for p in pred}
     assert {v for v, *_ in got} == {"stock"}          # the only traced `local` case
     s80, x80 = got[("stock", "hotlocks", "sockets", 80)], got[("stock", "hotlocks", "crossbar", 80)]
     # a crossbar's transfer costs the same at any size; the sockets' path grows past two sockets

@@ -47,7 +47,7 @@ def curves(rows: list, train_max: int) -> dict:
 def predict(rows: list, traces: list, holds: list, train_max: int = 20, cores=CORES,
             topologies=TOPOLOGIES, progress=None) -> list:
     """One row per curve, method, interconnect and core count: {workload, variant, board, ops,
-    method, topology, cores, throughput, low, high, measured} (throughput in operations per cycle
+    method, interconnect, cores, throughput, low, high, measured} (throughput in operations per cycle
     of the machine; measured where the table has the point on that interconnect)."""
     out = []
     for (w, v, label, k), rs in sorted(curves(rows, train_max).items()):
@@ -80,7 +80,7 @@ def predict(rows: list, traces: list, holds: list, train_max: int = 20, cores=CO
                 progress(f"{w}/{v} ({k:g} ops per thread): {name} on {topo} to {max(cores)} cores")
             p = model.predict(np.asarray(cores))
             for i, n in enumerate(cores):
-                out.append(dict(base, method=name, topology=topo, cores=int(n), throughput=float(p.throughput[i]),
+                out.append(dict(base, method=name, interconnect=topo, cores=int(n), throughput=float(p.throughput[i]),
                                 low=float(p.low[i]) if p.low is not None else float("nan"),
                                 high=float(p.high[i]) if p.high is not None else float("nan"),
                                 measured=measured.get(int(n), float("nan")) if topo in ("sockets", "any")
@@ -90,25 +90,26 @@ def predict(rows: list, traces: list, holds: list, train_max: int = 20, cores=CO
 
 def table_md(pred: list) -> str:
     """The predictions as a markdown table: one row per curve and interconnect, window cycles per
-    operation of the machine (1 / throughput) at each core count with the band."""
+    operation per thread (cores / throughput: what a thread's operation costs; flat is linear
+    scaling) at each core count, with the band where it is wider than 0.5%."""
     cores = sorted({p["cores"] for p in pred})
     lines = ["| curve | method | interconnect | " + " | ".join(f"{n} cores" for n in cores) + " |",
              "|---|---|---|" + "---|" * len(cores)]
     keys = []
     for p in pred:
-        key = (p["workload"], p["variant"], p["ops"], p["method"], p["topology"])
+        key = (p["workload"], p["variant"], p["ops"], p["method"], p["interconnect"])
         if key not in keys:
             keys.append(key)
     for key in keys:
         cells = []
         for n in cores:
-            (p,) = [p for p in pred if (p["workload"], p["variant"], p["ops"], p["method"], p["topology"]) == key
+            (p,) = [p for p in pred if (p["workload"], p["variant"], p["ops"], p["method"], p["interconnect"]) == key
                     and p["cores"] == n]
-            cell = f"{1 / p['throughput']:,.0f}"
-            if p["low"] == p["low"]:
-                cell += f" ({1 / p['high']:,.0f}-{1 / p['low']:,.0f})"
+            cell = f"{n / p['throughput']:,.0f}"
+            if p["low"] == p["low"] and p["high"] > p["low"] * 1.005:
+                cell += f" ({n / p['high']:,.0f}-{n / p['low']:,.0f})"
             if p["measured"] == p["measured"]:
-                cell += f"; measured {1 / p['measured']:,.0f} ({p['throughput'] / p['measured'] - 1:+.1%})"
+                cell += f"; measured {n / p['measured']:,.0f} ({p['throughput'] / p['measured'] - 1:+.1%})"
             cells.append(cell)
         w, v, k, m, t = key
         lines.append(f"| {w} / {v} ({k:g} ops per thread) | {m} | {t} | " + " | ".join(cells) + " |")

@@ -306,8 +306,10 @@ def _beyond(a):
     md = beyond.table_md([p for p in pred if p["cores"] in a.cores])
     (out / "beyond.md").write_text(
         f"# Past the simulated machine: {a.table}, fitted on <= {a.train_max} cores\n\nWindow cycles per "
-        "operation of the machine (1 / throughput), with the 5-95% band of the lock profile's sampling error; "
-        "measured: the reference board's point.\n\n" + md)
+        "operation per thread (cores / throughput), with the 5-95% band of the lock profile's sampling error; "
+        "measured: the reference board's point. The sockets interconnect is the board's own (ten-core sockets, "
+        "from 6 sockets on a Moebius ladder: a ring with a chord); crossbar and mesh keep its link and router "
+        "latencies.\n\n" + md)
     figs = []
     for key in sorted({(p["workload"], p["variant"], p["board"], p["ops"]) for p in pred}):
         w, v, board, k = key

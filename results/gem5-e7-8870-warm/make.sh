@@ -46,3 +46,6 @@ holds=$(ls results/gem5-e7-8870-profiles/0*c-*-warm/holds.csv 2>/dev/null || tru
 note="gem5 v24.0.0.1 Timing+Ruby MESI_Two_Level, board=e7-8870, window throughput; the warm-up image"
 .venv/bin/vmscale model study "$out/table.csv" --train-max 20 --min-points 5 --out "$out/study-20" --note "$note" \
     --hotlines $traces ${holds:+--holds $holds}
+# the same stations past the simulated machine: 160, 1,024 and 4,096 cores on the board's sockets, a crossbar and a mesh
+.venv/bin/vmscale model beyond "$out/table.csv" --train-max 20 --out "$out/beyond-20" --note "$note" \
+    --hotlines $traces ${holds:+--holds $holds}
