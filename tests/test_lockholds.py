@@ -179,8 +179,8 @@ def _read_hold(cpu, t_enter, t_acq, t_rel):
 def test_a_faults_read_hold_of_mmap_lock_and_the_locks_cycle_are_measured():
     # CPU 0 writes (mmap) 1,000-6,000; CPUs 1 and 2 fault, asking at 2,000 and 3,000, and run with
     # the read side 9,000-12,000 and 9,500-11,000 (overlapping); CPU 3 writes again 12,500-14,000
-    # after waiting from 4,000.  Held: 5,000 + 3,000 + 1,500; free with a waiter: 3,000 + 500, and
-    # the 500 ticks CPU 0 spent in down_write_killable before its acquisition (the lock was free).
+    # after waiting from 4,000.  Written: 5,000 + 1,500; queued for while no writer held it: CPU 0's
+    # 500 ticks in the slow path, then 6,000-12,500 (free until 9,000, then read-held with CPU 3 asleep).
     lines = _sorted(_write_hold(0, 500, 1_000, "vm_mmap_pgoff", 6_000) + _read_hold(1, 2_000, 9_000, 12_000)
                     + _read_hold(2, 3_000, 9_500, 11_000) + _write_hold(3, 4_000, 12_500, "__vm_munmap", 14_000))
     acq, iv = [], []
@@ -189,12 +189,12 @@ def test_a_faults_read_hold_of_mmap_lock_and_the_locks_cycle_are_measured():
     assert got == {(0, "rwsem-write"): (5_000, None), (1, "rwsem-read"): (3_000, 3_000),
                    (2, "rwsem-read"): (1_500, 3_500), (3, "rwsem-write"): (1_500, 500)}
     occ = lockholds.occupancy(iv, [(0, 100_000)], 50_000, 100_000)
-    assert occ[(0, "mmap_lock")] == {"held": 9_500, "waiting": 4_000, "traced": 50_000}
+    assert occ[(0, "mmap_lock")] == {"held": 6_500, "waiting": 7_000, "read": 3_000, "traced": 50_000}
     (row,) = [r for r in lockholds.cycle_rows(occ, acq, 0, tick_per_cycle=10.0, roi_ticks=100_000, ops=8)
               if r["site"] == "mmap_lock"]
     assert row["holds"] == 4 and row["holds_per_op"] == pytest.approx(4 / 50_000 * 100_000 / 8)
-    assert row["hold_cycles"] == pytest.approx(9_500 / 4 / 10) and row["handoff_cycles"] == pytest.approx(4_000 / 40)
-    assert row["held"] == pytest.approx(0.19) and row["waiting"] == pytest.approx(0.08)
+    assert row["hold_cycles"] == pytest.approx(6_500 / 4 / 10) and row["handoff_cycles"] == pytest.approx(7_000 / 40)
+    assert row["held"] == pytest.approx(0.13) and row["waiting"] == pytest.approx(0.14)
 
 
 def test_the_locks_cycle_counts_spans_cut_by_their_window_and_waits_across_windows():
@@ -207,4 +207,20 @@ def test_the_locks_cycle_counts_spans_cut_by_their_window_and_waits_across_windo
     iv = []
     lockholds.spans(_sorted(head + b), [(0, 200_000)], 50_000, 100_000, intervals=iv)
     occ = lockholds.occupancy(iv, [(0, 200_000)], 50_000, 100_000)[(0, "mmap_lock")]
-    assert occ == {"held": 30_000 + 49_000, "waiting": 10_000 + 1_000, "traced": 100_000}
+    assert occ == {"held": 30_000 + 49_000, "waiting": 10_000 + 1_000, "read": 0, "traced": 100_000}
+
+
+def test_readers_that_overlap_with_no_one_queued_are_no_queue():
+    """Faults under a lock taken only for reading (rwlock's mmap_lock): fast-path acquisitions, holds
+    that overlap; nobody sleeps, so the lock's cycle is empty and only its read time is reported."""
+    def fast_read(cpu, t_acq, t_rel):
+        return [_at(t_acq - 30, cpu, "do_user_addr_fault", 20), _at(t_acq - 20, cpu, "down_read"),
+                _at(t_acq - 10, cpu, "down_read", 30, "ret"), _at(t_acq, cpu, "do_user_addr_fault", 40),
+                _at(t_rel, cpu, "up_read"), _at(t_rel + 10, cpu, "up_read", 20, "ret"),
+                _at(t_rel + 20, cpu, "do_user_addr_fault", 90)]
+    lines = _sorted(fast_read(0, 1_000, 5_000) + fast_read(1, 2_000, 7_000) + fast_read(2, 8_000, 9_000))
+    iv, acq = [], []
+    sp = lockholds.spans(lines, [(0, 100_000)], 50_000, 100_000, acquired=acq, intervals=iv)
+    assert sorted(s["hold"] for s in sp) == [1_000, 4_000, 5_000] and {s["kind"] for s in sp} == {"rwsem-read"}
+    occ = lockholds.occupancy(iv, [(0, 100_000)], 50_000, 100_000)
+    assert occ[(0, "mmap_lock")] == {"held": 0, "waiting": 0, "read": 7_000, "traced": 50_000}

@@ -56,6 +56,7 @@ WAIT = {LOCK, "queued_spin_lock_slowpath", "native_queued_spin_lock_slowpath"}
 WRITE_LOCK = {"down_write", "down_write_killable"}
 READ_LOCK = {"down_read", "down_read_killable", "down_read_interruptible"}
 SLEEPING_LOCK = WRITE_LOCK | READ_LOCK
+SLOWPATH = {"rwsem_down_write_slowpath", "rwsem_down_read_slowpath"}
 WRITE_UNLOCK, READ_UNLOCK, DOWNGRADE = "up_write", "up_read", "downgrade_write"   # seen at their entry
 RET = re.compile(r":\s+ret\b")
 
@@ -70,17 +71,20 @@ def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0, acquired:
     one window.  A waiter's entry into the lock is remembered across windows (it may sleep through
     several).  acquired: a list that gets every acquisition seen, whole hold or not ({roi, site,
     kind}): a point event, so its count over the traced time is the lock's rate with no weighting.
-    intervals: a list that gets each sleeping lock's held and waited-for spans, (roi, lock, 'hold' or
-    'wait', begin, end), None where the span's window edge is its end (a hold released, or a wait
-    ended, before its window began; a hold still open when its window closed): `occupancy` reads them."""
+    intervals: a list that gets each sleeping lock's held and waited-for spans, (roi, lock, 'write',
+    'read' or 'wait', begin, end), None where the span's window edge is its end (a hold released, or a
+    wait ended, before its window began; a hold still open when its window closed); a wait only where
+    the acquirer queued (went into the rwsem's slow path, or was inside the lock when its window
+    began), not a fast path's few instructions: `occupancy` reads them."""
     from vmscale_gem5.profile import TRACE_LINE
     out, writes, releases = [], [], []
     spans_ = intervals if intervals is not None else []
     state = {}                  # cpu -> {"last": (tick, sym, ret), "stack", "wstack", "rstack", "entered", "roi"}
 
     def cut(st):                # a window or ROI closes on a CPU: its open sleeping-lock holds end with it
-        for site, t_held, *_ in st["wstack"] + st["rstack"]:
-            spans_.append((st["roi"], lock_of(site), "hold", t_held, None))
+        for what, stack in (("write", st["wstack"]), ("read", st["rstack"])):
+            for site, t_held, *_ in stack:
+                spans_.append((st["roi"], lock_of(site), what, t_held, None))
         st["wstack"], st["rstack"] = [], []
 
     for line in lines:
@@ -114,11 +118,14 @@ def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0, acquired:
         # a function's first instruction (no +offset): a call, not a callee's return into it
         entry = bool(sym) and f"@{sym}+" not in line
         if sym in SLEEPING_LOCK and entry:
-            st["entered"] = tick
+            st["entered"], st["slept"] = tick, False
+        elif sym in SLOWPATH and entry:
+            st["slept"] = True                  # the lock was not free: this acquirer queues
         elif prev in SLEEPING_LOCK and last[2] and sym not in SLEEPING_LOCK:
             write = prev in WRITE_LOCK          # its ret: held from here
             (st["wstack"] if write else st["rstack"]).append([sym, tick, st["entered"], False])
-            spans_.append((roi, lock_of(sym), "wait", st["entered"], tick))
+            if st["entered"] is None or st.get("slept"):    # inside the lock since before the window: queued
+                spans_.append((roi, lock_of(sym), "wait", st["entered"], tick))
             if acquired is not None:
                 acquired.append({"roi": roi, "site": sym, "kind": "rwsem-write" if write else "rwsem-read"})
             st["entered"] = None
@@ -130,21 +137,21 @@ def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0, acquired:
         elif sym in (WRITE_UNLOCK, READ_UNLOCK) and entry and st["wstack"] \
                 and (sym == WRITE_UNLOCK or st["wstack"][-1][3]):
             site, t_held, entered, _ = st["wstack"].pop()
-            _release(out, writes, releases, spans_, roi, cpu, site, t_held, entered, tick, "rwsem-write")
+            _release(out, writes, releases, spans_, roi, cpu, site, t_held, entered, tick, "rwsem-write", "write")
         elif sym in (WRITE_UNLOCK, READ_UNLOCK) and entry:
             # a release whose lock is named by the function the unlock returns into: a read hold of
             # that lock taken in the window, or a hold whose acquisition was not seen
-            st["unmatched"] = (tick, sym == READ_UNLOCK and not st.pop("downgraded", False))
+            st["unmatched"] = (tick, sym == READ_UNLOCK and not st.pop("downgraded", False))   # (when, a read's)
         elif prev in (WRITE_UNLOCK, READ_UNLOCK, DOWNGRADE) and last[2] and "unmatched" in st:
             t_rel, read = st.pop("unmatched")
             lock = lock_of(sym)
             mine = [i for i, r in enumerate(st["rstack"]) if lock_of(r[0]) == lock] if read else []
             if mine:
                 site, t_held, entered, _ = st["rstack"].pop(mine[-1])
-                _release(out, writes, releases, spans_, roi, cpu, site, t_held, entered, t_rel, "rwsem-read")
+                _release(out, writes, releases, spans_, roi, cpu, site, t_held, entered, t_rel, "rwsem-read", "read")
             else:
                 releases.append((roi, lock, t_rel))
-                spans_.append((roi, lock, "hold", None, t_rel))
+                spans_.append((roi, lock, "read" if read else "write", None, t_rel))
         st["last"], st["roi"] = (tick, sym, bool(RET.search(line))), roi
     for st in state.values():
         cut(st)
@@ -152,12 +159,12 @@ def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0, acquired:
     return out
 
 
-def _release(out, writes, releases, spans_, roi, cpu, site, t_held, entered, tick, kind):
+def _release(out, writes, releases, spans_, roi, cpu, site, t_held, entered, tick, kind, what):
     h = {"roi": roi, "cpu": cpu, "site": site, "hold": tick - t_held, "end": tick, "kind": kind}
     out.append(h)
     writes.append((h, t_held, entered))
     releases.append((roi, lock_of(site), tick))
-    spans_.append((roi, lock_of(site), "hold", t_held, tick))
+    spans_.append((roi, lock_of(site), what, t_held, tick))
 
 
 def _handoffs(writes: list, releases: list, rois: list, period_ticks: int):
@@ -221,17 +228,19 @@ def summary(sp: list, window_ticks: int, tick_per_cycle: float, windows: int = 0
 
 def occupancy(intervals: list, rois: list, window_ticks: int, period_ticks: int) -> dict:
     """A sleeping lock's time in the traced windows, from spans' intervals: {(roi, lock): {'held':
-    ticks with a holder, 'waiting': ticks free while someone waited for it, 'traced': the windows'
-    ticks}}.  The lock's cycle per operation is held + waiting (the rest it was free with no one
-    asking): a waiter that sleeps is woken when the lock is released and runs with it only when it
-    has been scheduled, and read holds overlap, so neither the holds nor the paired hand-offs add
-    up to it.  Where a span's edge is None it is its window's edge; a wait that outlasts its window
-    counts in every window it spans."""
+    ticks a writer held it, 'waiting': ticks someone queued for it while no writer held it (readers
+    held it, or it was free: a woken waiter not yet running), 'read': ticks readers held it and no
+    writer, 'traced': the windows' ticks}}.  Held + waiting per operation is the lock's cycle while
+    a queue stands: a waiter that sleeps is woken when the lock is released and runs with it only
+    once scheduled, and read holds overlap, so neither the holds nor the paired hand-offs add up to
+    it; read holds with nobody queued stall no one and are left out (a lock only read is no queue).
+    Where a span's edge is None it is its window's edge; a wait that outlasts its window counts in
+    every window it spans."""
     def window(roi, t):
         b = rois[roi][0]
         k = (t - b) // period_ticks
         return k, b + k * period_ticks, min(b + k * period_ticks + window_ticks, rois[roi][1])
-    per = {}                    # (roi, lock, k) -> ([holds], [waits])
+    per = {}                    # (roi, lock, k) -> {"write": [spans], "read": [...], "wait": [...]}
     for roi, lock, what, begin, end in intervals:
         if roi is None:
             continue
@@ -250,17 +259,22 @@ def occupancy(intervals: list, rois: list, window_ticks: int, period_ticks: int)
                 k, wb = k + 1, wb + period_ticks
                 we = min(wb + window_ticks, rois[roi][1])
         for k, a, e in pieces:
-            per.setdefault((roi, lock, k), ([], []))[what == "wait"].append((a, e))
+            per.setdefault((roi, lock, k), {"write": [], "read": [], "wait": []})[what].append((a, e))
     out = {}
-    for (roi, lock, _), (holds, waits) in per.items():
-        held = _union(holds)
-        acc = out.setdefault((roi, lock), {"held": 0, "waiting": 0})
-        acc["held"] += sum(e - a for a, e in held)
-        acc["waiting"] += sum(e - a for a, e in _union(waits)) - _overlap(_union(waits), held)
+    for (roi, lock, _), spans in per.items():
+        w, r, q = (_union(spans[x]) for x in ("write", "read", "wait"))
+        acc = out.setdefault((roi, lock), {"held": 0, "waiting": 0, "read": 0})
+        acc["held"] += _length(w)
+        acc["waiting"] += _length(q) - _overlap(q, w)
+        acc["read"] += _length(r) - _overlap(r, w)
     for (roi, lock), acc in out.items():
         b, e = rois[roi]
         acc["traced"] = sum(min(window_ticks, e - t) for t in range(b, e, period_ticks))
     return out
+
+
+def _length(spans: list) -> int:
+    return sum(e - a for a, e in spans)
 
 
 def _union(spans: list) -> list:
@@ -289,11 +303,12 @@ def _overlap(xs: list, ys: list) -> int:
 def cycle_rows(occ: dict, acquired: list, roi: int, tick_per_cycle: float, roi_ticks: float, ops: float) -> list:
     """Per sleeping lock of one ROI (occupancy's), a holds.csv row of kind 'rwsem-cycle': its
     acquisitions per operation (every down_read/down_write seen returning into its sites), the
-    cycles it was held per acquisition ('hold_cycles': the union of holds, overlapping read holds
-    once) and free while someone waited ('handoff_cycles'), and the shares of the traced time
-    ('held', 'waiting').  So held + waiting per operation is the lock's cycle: the model's station
-    for it (vmscale_model.hotcarried).  Locks no sleeping acquisition was seen taking are left out
-    (an up_read of a lock whose reads take the trylock only)."""
+    cycles per acquisition a writer held it ('hold_cycles') and someone queued while no writer held
+    it ('handoff_cycles': readers held it or it was free), and the shares of the traced time
+    ('held', 'waiting').  So held + waiting per operation is the lock's cycle while a queue stands:
+    the model's station for it (vmscale_model.hotcarried), the writes alone, the rest only while
+    another core waits.  Locks no sleeping acquisition was seen taking are left out (an up_read of
+    a lock whose reads take the trylock only)."""
     rows = []
     for (r, lock), a in occ.items():
         n = sum(1 for x in acquired if x["roi"] == roi and x["kind"].startswith("rwsem") and lock_of(x["site"]) == lock)

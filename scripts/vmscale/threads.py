@@ -275,9 +275,9 @@ def render(cases: list) -> str:
                              + (f"  hand-off {g:,.0f} cycles ({h['handoffs']})" if g == g else ""))
             for h in [h for h in c["holds"] if h.get("kind") == "rwsem-cycle" and h["held"] + h["waiting"] >= 0.01]:
                 v = h["holds_per_op"]
-                lines.append(f"    {h['site']:<32} its cycle: held {h['held']:.1%} of the traced time, free with a waiter "
-                             f"{h['waiting']:.1%}; per op {v:.2f} acquisitions, held {v * h['hold_cycles']:,.0f} + "
-                             f"waited for {v * h['handoff_cycles']:,.0f} cycles")
+                lines.append(f"    {h['site']:<32} its cycle: a writer held it {h['held']:.1%} of the traced time, "
+                             f"someone queued with no writer in it {h['waiting']:.1%}; per op {v:.2f} acquisitions, "
+                             f"written {v * h['hold_cycles']:,.0f} + queued for {v * h['handoff_cycles']:,.0f} cycles")
     return "\n".join(lines)
 
 
