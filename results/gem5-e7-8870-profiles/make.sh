@@ -14,7 +14,8 @@
 #   010c-fault-stock-warm, 020c-fault-stock-warm (and -rwlock-, -rcu-): fault as results/gem5-e7-8870-warm
 #     (two rounds of 64 pages), 20 us of every 100 us traced; the trace (gigabytes) is not kept, its tables are.
 #   010c-local-stock-warm, 020c-local-stock-warm: local under Linux 6.12, four rounds per thread after the
-#     warm-up, 90 us of every 100 us traced (mmap_lock's write holds and hand-offs are tens of us).
+#     warm-up, 90 us of every 100 us traced (mmap_lock's write holds and hand-offs are tens of us);
+#     040c-local-stock-warm the same at 40 cores (past the model's fitted counts: what its prediction carried).
 # KEEP_TRACES=DIR moves a trace that is not kept into DIR instead of deleting it.
 # GEM5 must be set.
 set -euo pipefail
@@ -22,7 +23,7 @@ cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-profiles
 all="040c-fault-stock-64 080c-fault-stock-64 080c-local-radixvm-percore-10 010c-fault-stock-warm 020c-fault-stock-warm
      010c-fault-rwlock-warm 020c-fault-rwlock-warm 010c-fault-rcu-warm 020c-fault-rcu-warm
-     010c-local-stock-warm 020c-local-stock-warm"
+     010c-local-stock-warm 020c-local-stock-warm 040c-local-stock-warm"
 for c in ${CASES:-$all}; do
   n=$((10#${c%%c-*})) window=500
   case $c in
