@@ -35,11 +35,11 @@ with its waiters even on one socket (mmap_lock's munmap hold: 90k cycles at 10 c
 so the demand at n_h can exceed what one core's cost leaves.  A sleeping lock also hands off
 (g, carried as h is): its demand is v h(N) alone and v (h(N) + g(N)) while another core waits.
 Sites that take one lock are one station (LOCK_OF_SITE).  Where the profile measured a sleeping
-lock's cycle on its time line (holds.csv kind 'rwsem-cycle': per operation, the time it had a holder,
-read holds overlapping once, and the time it was free while a waiter slept or was being woken), that
-row is the station (v h held, v g waited for) in place of its sites' holds and paired hand-offs,
-which miss the read side and the wake-ups no release was seen paired with (`local`/stock at 20
-cores: 272k of the lock's 316k cycles per operation).
+lock's cycle on its time line (holds.csv kind 'rwsem-cycle': per operation, the time a writer held
+it, and the time someone queued for it while no writer did: readers held it, or a woken waiter was
+not yet running), that row is the station (v h written, v g queued for) in place of its sites' holds
+and paired hand-offs, which miss the read side and the wake-ups no release was seen paired with
+(`local`/stock at 20 cores: 272k of the lock's 314k cycles per operation).
 
 Pure: rows and functions in, numbers out.
 """
