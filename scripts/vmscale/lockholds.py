@@ -36,10 +36,11 @@ behind the writers (`local` does this once a round).  Such a hold begins where d
 into its site and ends at the `up_read` that returns into a function of the same lock
 (`exc_page_fault` for the fault's mmap_read_unlock).  Read holds overlap and a woken waiter runs
 only once scheduled, so summing holds and hand-offs does not give the lock's cycle: `occupancy`
-measures it on the traced time line instead, as the time the lock had a holder and the time it was
-free while someone waited (`cycle_rows`: holds.csv rows of kind 'rwsem-cycle').
+measures it on the traced time line instead, as the time a writer held the lock and the time someone
+queued for it (in the rwsem's slow path) while no writer did (`cycle_rows`: holds.csv rows of kind
+'rwsem-cycle').
 
-Pure logic over trace lines (`spans`, `summary`); the command reads the run directory.
+Pure logic over trace lines (`spans`, `summary`, `occupancy`); the command reads the run directory.
 """
 
 import bisect
