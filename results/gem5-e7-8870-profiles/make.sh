@@ -12,7 +12,8 @@
 # The trace is kept as m5out/trace.out.xz.  And on the image whose workloads warm up (session 37),
 # for the lock holds (`vmscale threads` writes holds.csv: a hold must fit in a window):
 #   010c-fault-stock-warm, 020c-fault-stock-warm (and -rwlock-, -rcu-): fault as results/gem5-e7-8870-warm
-#     (two rounds of 64 pages), 20 us of every 100 us traced; the trace (gigabytes) is not kept, its tables are.
+#     (two rounds of 64 pages), 20 us of every 100 us traced; the trace (gigabytes) is not kept, its tables are;
+#     040c-fault-rcu-warm past the fitted counts (what the model carried the LRU lock's hold to).
 #   010c-local-stock-warm, 020c-local-stock-warm: local under Linux 6.12, four rounds per thread after the
 #     warm-up, 90 us of every 100 us traced (mmap_lock's write holds and hand-offs are tens of us);
 #     040c-local-stock-warm the same at 40 cores (past the model's fitted counts: what its prediction carried).
@@ -22,7 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-profiles
 all="040c-fault-stock-64 080c-fault-stock-64 080c-local-radixvm-percore-10 010c-fault-stock-warm 020c-fault-stock-warm
-     010c-fault-rwlock-warm 020c-fault-rwlock-warm 010c-fault-rcu-warm 020c-fault-rcu-warm
+     010c-fault-rwlock-warm 020c-fault-rwlock-warm 010c-fault-rcu-warm 020c-fault-rcu-warm 040c-fault-rcu-warm
      010c-local-stock-warm 020c-local-stock-warm 040c-local-stock-warm"
 for c in ${CASES:-$all}; do
   n=$((10#${c%%c-*})) window=500
