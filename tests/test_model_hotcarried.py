@@ -98,7 +98,8 @@ def test_a_lock_profiled_on_two_sockets_and_one_lengthens_by_its_transfers():
     c = hotcarried.Carried(rows, _trace(2.0, 100.0), Far().miss_cycles, Far().transfer_cycles, hold_rows=held)
     (k,) = c.locks
     assert k["cores"] == 20 and k["per_transfer"] == pytest.approx(910 / 91)
-    assert c.hold(k, 80) == pytest.approx(1_910 + 10 * (300 - 100)) and c.hold(k, 10) == pytest.approx(1_910)
+    # the line through both profiles: at 10 cores (one socket) the 10-core hold, not the 20-core one
+    assert c.hold(k, 80) == pytest.approx(1_910 + 10 * (300 - 100)) and c.hold(k, 10) == pytest.approx(1_000)
     model = hotcarried.HotLocksOnBoard(_trace(2.0, 100.0), held, Far()).fit(rows)
     assert model.params["locks"][0]["name"] == "lru_lock"
     z, d, _, _ = c.at(80)

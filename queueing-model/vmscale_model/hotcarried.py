@@ -27,9 +27,10 @@ cost, the counters at the fitted counts and the board's graph.
 Locks (`HotLocksOnBoard`): a spinlock that CPUs queue on serves each for its holder's hold, not
 for its line's hand-off.  With the lock holds of a profiled run of the case (`vmscale threads`'
 holds.csv, at the largest profiled count n_h not above the fitted ones) each lock is a station too:
-visits v = holds per operation, service h(N) = h(n_h) + m max(0, C(N) - C(n_h)), where m (the
+visits v = holds per operation, service h(N) = max(0, h(n_h) + m (C(N) - C(n_h))), where m (the
 transfers a hold waits on that lengthen with the path) comes from a second profiled count n_h' as
-(h(n_h) - h(n_h')) / (C(n_h) - C(n_h')), else 0.  Its demand at the smallest profiled count, the
+(h(n_h) - h(n_h')) / (C(n_h) - C(n_h')), else 0: the line through the two profiles, so below n_h
+(one socket) the hold is the smaller count's, not the larger's.  Its demand at the smallest profiled count, the
 nearest to one core's, leaves the think time (as a line's traced hand-off does): a hold lengthens
 with its waiters even on one socket (mmap_lock's munmap hold: 90k cycles at 10 cores, 146k at 20),
 so the demand at n_h can exceed what one core's cost leaves.  A sleeping lock also hands off
@@ -162,12 +163,13 @@ class Carried:
         return self._cache[n]
 
     def hold(self, k: dict, n: int) -> float:
-        """A lock's hold at n cores: its profiled hold, lengthened by its transfers' longer path."""
-        return k["service"] + k["per_transfer"] * max(0.0, self._d(n)[1] - self._d(k["cores"])[1])
+        """A lock's hold at n cores: its profiled hold, lengthened (or, below the profile, shortened)
+        by its transfers' path."""
+        return max(0.0, k["service"] + k["per_transfer"] * (self._d(n)[1] - self._d(k["cores"])[1]))
 
     def handoff(self, k: dict, n: int) -> float:
         """A sleeping lock's hand-off to a waiter at n cores, carried as the hold is."""
-        return k["handoff"] + k["handoff_per_transfer"] * max(0.0, self._d(n)[1] - self._d(k["cores"])[1])
+        return max(0.0, k["handoff"] + k["handoff_per_transfer"] * (self._d(n)[1] - self._d(k["cores"])[1]))
 
     def at(self, n: int) -> tuple:
         """(Z(N), [demand_k(N)], [operations per ownership of each line], [hand-off demand_k(N)]) at n
