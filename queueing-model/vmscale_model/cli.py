@@ -290,7 +290,7 @@ def _add_interconnect(sub):
 
 def _beyond(a):
     import json
-    from vmscale_model import beyond, plot, study
+    from vmscale_model import beyond, plot
     hot = [r for path in a.hotlines for r in hotline_rows(path)]
     held = [r for path in a.holds for r in hold_rows(path)] if a.holds else []
     rows = fitlib.load_table(a.table, a.workload)
@@ -311,12 +311,11 @@ def _beyond(a):
         "from 6 sockets on a Moebius ladder: a ring with a chord); crossbar and mesh keep its link and router "
         "latencies.\n\n" + md)
     figs = []
+    curves = beyond.curves(rows, a.train_max)
     for key in sorted({(p["workload"], p["variant"], p["board"], p["ops"]) for p in pred}):
         w, v, board, k = key
         ps = [p for p in pred if (p["workload"], p["variant"], p["board"], p["ops"]) == key]
-        measured = {int(float(r["cores"])): float(r["window_ops_per_cycle"]) for r in rows
-                    if r["workload"] == w and r["kernel_variant"] == v.split()[0] and r.get("gem5.board") == board
-                    and study.roi_size(r) == k}
+        measured = {int(float(r["cores"])): float(r["window_ops_per_cycle"]) for r in curves[key]}
         stem = out / f"{w}-{v.replace(' ', '_')}-{k:g}"
         figs += plot.beyond_curve(ps, measured, a.train_max, str(stem),
                                   f"{w} / {v} ({k:g} ops per thread): past the simulated machine", a.note)

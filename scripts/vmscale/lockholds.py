@@ -312,8 +312,10 @@ def cycle_rows(occ: dict, acquired: list, roi: int, tick_per_cycle: float, roi_t
     a lock whose reads take the trylock only)."""
     rows = []
     for (r, lock), a in occ.items():
+        if r != roi or not a["traced"] or not ops:
+            continue
         n = sum(1 for x in acquired if x["roi"] == roi and x["kind"].startswith("rwsem") and lock_of(x["site"]) == lock)
-        if r != roi or not n or not a["traced"] or not ops:
+        if not n:
             continue
         per_op = n / a["traced"] * roi_ticks / ops
         rows.append({"site": lock, "kind": "rwsem-cycle", "holds": n, "weight": n,
