@@ -9,14 +9,26 @@
 # pages, no mmap/munmap; a case named with a last -R runs R rounds (010c-local-stock-40,
 # 010c-fault-stock-4: the slope, what is left of a ROI's fixed part: C = F + c k).  One run
 # directory per case, restored from one checkpoint per core count; a case with a manifest is kept
-# unless FRESH=1.  CORES="10 80" and CASES="local-stock ..." choose.  GEM5 must be set.
+# unless FRESH=1.  With neither CORES nor CASES set, the record's own cases (below); CORES="10 80" and
+# CASES="local-stock ..." choose others (their product).  GEM5 must be set.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-warm
 all="local-radixvm-percore local-stock local-radixvm fault-stock fault-rwlock fault-rcu"
 variants="stock radixvm radixvm-percore rwlock rcu"
-for n in ${CORES:-10 20 40 80}; do
-  for c in ${CASES:-$all}; do
+# the record: Figure 5's local and Figures 16-17's fault at 1-80 cores, the 40-round local curves (the steady state)
+# and fault's 4-round slope at 10, per-core RadixVM at 160
+record=""
+for n in 1 2 4 10 20 40 80; do
+  for c in $all local-radixvm-percore-40 local-stock-40; do record+=" ${n}:$c"; done
+done
+record+=" 10:fault-stock-4 160:local-radixvm-percore"
+if [ -n "${CORES:-}${CASES:-}" ]; then
+  record=""
+  for n in ${CORES:-10 20 40 80}; do for c in ${CASES:-$all}; do record+=" ${n}:$c"; done; done
+fi
+for nc in $record; do
+    n=${nc%%:*} c=${nc#*:}
     w=${c%%-*} v=${c#*-} rounds=
     case ${v##*-} in [0-9]*) rounds=${v##*-} v=${v%-*} ;; esac
     case " $variants " in *" $v "*) ;; *) echo "make.sh: unknown case $c (one of: $all, with -R)" >&2; exit 2 ;; esac
@@ -32,7 +44,6 @@ for n in ${CORES:-10 20 40 80}; do
     .venv/bin/vmscale run --backend gem5 --cores $n --gem5 board=e7-8870 --workload "$w" --kernel-variant "$v" \
         "${params[@]}" --out "$d"
     (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini)
-  done
 done
 # the table and report of the cases finished so far
 finished=$(ls -d "$out"/[0-9]*c-*/manifest.json 2>/dev/null | xargs -rn1 dirname)
