@@ -84,3 +84,23 @@ def test_the_verdict_explains_the_shipped_fault_miss_at_80_cores():
         key = s.split(" at ")[0]
         if key in r and study.best(r[key])[1] <= study.EXPLAIN_ABOVE:
             assert not lines[k + 1].startswith("  why")
+
+
+def test_the_busiest_traced_line_is_set_against_what_the_measured_rate_leaves_a_visit():
+    """A trace at 10 cores: line A (2 visits/op x 300 cycles) and B (0.5 x 200).  At 40 cores a
+    thread's operation takes 90,000 window cycles: 40 threads complete 40 / 90,000 per cycle, so A
+    may take 90,000 / (40 x 2) = 1,125 cycles a visit before it is busy all the time; the board
+    carries its hand-off 300 by the transfer path's growth, 150 - 9."""
+    class Board(Distances):
+        def transfer_cycles(self, n):
+            return 9.0 if n <= 10 else 150.0
+    trace = [{"cores": "10", "rank": str(i + 1), "name": f"{name} what", "kind": "object", "getx_per_op": str(v / 2),
+              "gets_per_op": str(v / 2), "handoff_cycles": str(s), "mean_latency_cycles": str(s)}
+             for i, (name, v, s) in enumerate([("B", 0.5, 200), ("A", 2.0, 300)])]
+    trace.append(dict(trace[0], cores="40", handoff_cycles="9999"))        # past the fitted counts: unused
+    rows = [_row(4, 50_000, 12_000, 100, 100), _row(10, 50_000, 12_000, 100, 100), _row(40, 90_000, 15_000, 110, 300)]
+    ln = drift.explain(rows, 10, Board(), trace)["at"][40]["line"]
+    assert ln["name"] == "A what" and ln["visits"] == 2.0 and ln["traced_at"] == 10
+    assert ln["allowed"] == pytest.approx(1_125) and ln["carried"] == pytest.approx(300 + 141)
+    assert "busiest traced line (A, 2.00 visits/op)" in drift.line(drift.explain(rows, 10, Board(), trace))
+    assert "line" not in drift.explain(rows, 10, Board())["at"][40]       # no trace, no line

@@ -82,9 +82,10 @@ def test_by_hand_lock_holds_are_stations_whose_hold_grows_with_the_transfer_path
     assert lk["lru_lock"]["service"] == pytest.approx((0.03 * 3_000 + 0.01 * 1_000) / 0.04)
     # 4 and 10 cores are one socket (transfer 9 cycles at both): no growth to learn from
     assert lk["lru_lock"]["per_transfer"] == 0.0 and lk["zone_lock"]["per_transfer"] == 0.0
-    # the think time leaves each lock's demand at its smallest profiled count (the LRU lock's at 4)
-    assert c.think == pytest.approx(c1 - v * s - 0.03 * 2_000 - 0.1 * 400)
-    assert c.throughput([1])[0] == pytest.approx(1 / (c1 + 0.04 * 2_500 - 0.03 * 2_000))
+    # the think time leaves each lock's demand with the hold at its smallest profiled count (the LRU
+    # lock's at 4), at the lock's one rate (no holds counted to pool: the largest count's)
+    assert c.think == pytest.approx(c1 - v * s - 0.04 * 2_000 - 0.1 * 400)
+    assert c.throughput([1])[0] == pytest.approx(1 / (c1 + 0.04 * 2_500 - 0.04 * 2_000))
     _, d, _, _ = c.at(40)
     assert d[1:] == [pytest.approx(0.04 * 2_500), pytest.approx(0.1 * 400)]
 
@@ -106,6 +107,32 @@ def test_a_lock_profiled_on_two_sockets_and_one_lengthens_by_its_transfers():
     assert model.predict([80]).throughput[0] == pytest.approx(solvers.mva(z, d, 80)["throughput"])
     with pytest.raises(methods.NoModel, match="no lock holds"):
         hotcarried.HotLocksOnBoard(_trace(2.0, 100.0), _holds([(40, "x", 1, 1)]), Far()).fit(rows)
+
+
+def test_a_locks_rate_is_pooled_over_its_profiles_and_its_hold_is_the_largest_counts():
+    """The LRU lock's takings per fault are the code path's: 10 holds seen at 10 cores (0.08 per op,
+    125 sampled ops) and 40 at 20 (0.1 per op, 400 sampled ops) are 50 in 525 ops, whatever the
+    holds; a profile that counted a sleeping lock's cycle is not pooled with one that counted its sites."""
+    class Far(Dist):
+        def transfer_cycles(self, n):
+            return {1: 9.0, 10: 9.0, 20: 100.0}.get(n, 300.0)
+    rows = _curve(10_000.0, 40.0) + [dict(_curve(10_000.0, 40.0)[-1], cores="20", threads="20")]
+    held = _holds([(10, "folio_batch_move_lru", 1_000, 0.08), (20, "folio_batch_move_lru", 1_910, 0.1),
+                   (10, "vm_mmap_pgoff", 500, 1.0), (20, "mmap_lock", 700, 2.0)])
+    for r, n in zip(held, (10, 40, 30, 60)):
+        r["holds"] = str(n)
+    held[3].update(kind="rwsem-cycle", handoffs="60", handoff_cycles="0")
+    c = hotcarried.Carried(rows, _trace(2.0, 100.0), Far().miss_cycles, Far().transfer_cycles, hold_rows=held)
+    lk = {k["name"]: k for k in c.locks}
+    lru, mm = lk["lru_lock"], lk["mmap_lock"]
+    assert lru["visits"] == pytest.approx(50 / 525) and lru["seen"] == 50 and lru["visits_at_top"] == 0.1
+    assert lru["service"] == 1_910 and lru["per_transfer"] == pytest.approx(910 / 91)
+    assert lru["demand_low"] == pytest.approx(50 / 525 * 1_000)
+    assert mm["visits"] == 2.0 and mm["seen"] == 60        # the 10-core profile counted its sites
+    # the band's edges move the pooled rate by its pooled sampling error
+    lo = hotcarried.Carried(rows, _trace(2.0, 100.0), Far().miss_cycles, Far().transfer_cycles, hold_rows=held,
+                            lock_z=1.645)
+    assert {k["name"]: k for k in lo.locks}["lru_lock"]["visits"] == pytest.approx(50 / 525 * (1 + 1.645 / 50 ** 0.5))
 
 
 def test_a_sleeping_locks_handoff_is_a_station_step_carried_as_its_hold():

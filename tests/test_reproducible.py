@@ -110,3 +110,20 @@ def test_the_kernel_is_the_one_recorded_for_its_inputs(kernel_built):
     assert m["series_sha256"] == rec["series_sha256"] and m["config_sha256"] == rec["config_sha256"], \
         "the series or config changed: build the kernel and record its inputs and vmlinux_sha256 in " + str(RECORDED)
     assert m["vmlinux_sha256"] == rec["vmlinux_sha256"]
+
+
+def test_a_figure_drawn_twice_is_the_same_bytes(tmp_path):
+    """A record re-made from the same table changes no figure: SVG ids are salted at random and
+    an SVG carries its date unless told otherwise (vmscale.plots.save_figure, vmscale_model.plot)."""
+    from vmscale import plots
+    from vmscale_model import plot as model_plot
+
+    def draw(save, stem):
+        fig, ax = plots.plt.subplots()
+        ax.plot([1, 2, 4], [1, 1.9, 3.2], label="x")
+        ax.legend()
+        return [sha256_file(Path(p)) for p in save(fig, str(tmp_path / stem))]
+    for save in (plots.save_figure, model_plot._save):
+        first, second = draw(save, "a"), draw(save, "b")
+        assert first == second and len(first) == 2
+    assert b"<dc:date>" not in (tmp_path / "a.svg").read_bytes()

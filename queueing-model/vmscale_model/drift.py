@@ -58,10 +58,26 @@ def point(rows: list) -> dict:
             "ipis": per_op(roi_ipis)}
 
 
-def explain(rows: list, train_max: int, board=None) -> dict:
+def busiest_line(trace: list, train_max: int):
+    """The traced line with the most demand (visits x hand-off) at the largest traced count not
+    above train_max: (cores, hotstations' station), or None."""
+    from vmscale_model import hotstations
+    counts = sorted({int(float(r["cores"])) for r in trace if r.get("cores") and int(float(r["cores"])) <= train_max})
+    if not counts:
+        return None
+    st = hotstations.stations([r for r in trace if r.get("cores") and int(float(r["cores"])) == counts[-1]])
+    return (counts[-1], st[0]) if st else None
+
+
+def explain(rows: list, train_max: int, board=None, trace=None) -> dict:
     """Each held-out count's change from the largest fitted one, in cycles per operation:
     {"from": n0, "at": {n: {"cycles", "latency", "board_latency", "misses", "insts", "rest", "ipis", ...}}}.
-    Empty when no fitted or no held-out count has the counters."""
+    Empty when no fitted or no held-out count has the counters.  With a hot-line trace of the case
+    and the board, each count also has 'line': the busiest traced line's visits per operation, the
+    service a visit may take at the measured rate (n / (cycles x visits): a line served that long
+    is busy all the time) and the hand-off the board's distances carry it to (traced + transfer
+    path growth): where the measured rate leaves a visit about what the distances carry, the line
+    is the bottleneck; where it leaves more, the line queued less than saturation."""
     by = {}
     for r in rows:
         by.setdefault(int(float(r["cores"])), []).append(r)
@@ -89,6 +105,12 @@ def explain(rows: list, train_max: int, board=None) -> dict:
             d["board_latency"] = h["misses"] * grow
             d["board_per_miss"] = grow
         d["rest"] = d["cycles"] - d["latency"] - d["misses"] - d["insts"]
+        hot = busiest_line(trace, train_max) if trace and board is not None else None
+        if hot and h["cycles"] > 0:
+            n_t, st = hot
+            d["line"] = {"name": st["name"], "visits": st["visits"], "traced_at": n_t,
+                         "allowed": h["cycles"] / (n * st["visits"]),
+                         "carried": st["service"] + max(0.0, board.transfer_cycles(n) - board.transfer_cycles(n_t))}
         out["at"][n] = d
     return out
 
@@ -112,5 +134,10 @@ def line(ex: dict) -> str:
             s += f"; shoot-down IPIs received in the ROI {d['ipis_from']:.2f}->{d['ipis_to']:.2f}/op"
         if math.isfinite(d["llc_to"]) and d["llc_to"] >= 1:
             s += f"; LLC evictions {d['llc_from']:.1f}->{d['llc_to']:.1f}/op"
+        if "line" in d:
+            ln = d["line"]
+            s += (f"; busiest traced line ({ln['name'].split(' ')[0]}, {ln['visits']:.2f} visits/op): the measured rate "
+                  f"leaves {ln['allowed']:.0f} cycles a visit, the distances carry {ln['carried']:.0f} "
+                  f"(utilisation {ln['carried'] / ln['allowed']:.2f} at that service)")
         parts.append(s)
     return f"  why (from {ex['from']} cores) " + "; ".join(parts)

@@ -27,7 +27,7 @@ cost, the counters at the fitted counts and the board's graph.
 Locks (`HotLocksOnBoard`): a spinlock that CPUs queue on serves each for its holder's hold, not
 for its line's hand-off.  With the lock holds of a profiled run of the case (`vmscale threads`'
 holds.csv, at the largest profiled count n_h not above the fitted ones) each lock is a station too:
-visits v = holds per operation, service h(N) = max(0, h(n_h) + m (C(N) - C(n_h))), where m (the
+visits v = holds per operation (pooled over the profiled counts: a code path's rate, sampled), service h(N) = max(0, h(n_h) + m (C(N) - C(n_h))), where m (the
 transfers a hold waits on that lengthen with the path) comes from a second profiled count n_h' as
 (h(n_h) - h(n_h')) / (C(n_h) - C(n_h')), else 0: the line through the two profiles, so below n_h
 (one socket) the hold is the smaller count's, not the larger's.  Its demand at the smallest profiled count, the
@@ -77,9 +77,10 @@ def lock_of(site: str) -> str:
 
 
 def locks(hold_rows: list, n_max: int, transfer) -> list:
-    """Lock stations from holds.csv rows of one case (with `cores`): the largest profiled count not
-    above n_max; [{name, visits, service (at that count), per_transfer (m), handoff, handoff_per_transfer,
-    cores, demand_low, cores_low}].  handoff: a sleeping lock's mean hand-off to a waiter (0 for a
+    """Lock stations from holds.csv rows of one case (with `cores`): holds and hand-offs at the largest
+    profiled count not above n_max, takings per operation pooled over every profiled count up to it;
+    [{name, visits, service (at that count), per_transfer (m), handoff, handoff_per_transfer, cores,
+    demand_low, cores_low, seen (holds seen, all counts), visits_at_top}].  handoff: a sleeping lock's mean hand-off to a waiter (0 for a
     spinlock, or where none was seen), carried as the hold is; demand_low: holds per operation x hold at
     the smallest profiled count, the nearest to one core's (what leaves the think time)."""
     counts = sorted({int(float(r["cores"])) for r in hold_rows if int(float(r["cores"])) <= n_max})
@@ -106,20 +107,28 @@ def locks(hold_rows: list, n_max: int, transfer) -> list:
             a[2] += seen
             a[3] += seen * num(r, "handoff_cycles")
             a[4] += num(r, "holds")
-        return {k: (v, d / v, g / ng if ng else 0.0, n) for k, (v, d, ng, g, n) in acc.items()}
-    top, below, lowest = at(counts[-1]), at(counts[-2]) if len(counts) > 1 else {}, at(counts[0])
+        return {k: (v, d / v, g / ng if ng else 0.0, n, k in cycled) for k, (v, d, ng, g, n) in acc.items()}
+    profiles = {n: at(n) for n in counts}
+    top, below, lowest = profiles[counts[-1]], profiles[counts[-2]] if len(counts) > 1 else {}, profiles[counts[0]]
     dc = float(transfer(counts[-1])) - float(transfer(counts[-2])) if len(counts) > 1 else 0.0
     out = []
-    for name, (v, h, g, seen) in sorted(top.items(), key=lambda kv: -kv[1][0] * (kv[1][1] + kv[1][2])):
+    for name, (_, h, g, _, cycled) in top.items():
+        # A lock's takings per operation are its code path's (the LRU's batches of 31 folios, a drain
+        # per MADV_DONTNEED), not the core count's: every profile's sampled count is one estimate
+        # of one rate, pooled (holds seen / sampled operations) for a smaller sampling error; only
+        # profiles that counted it the same way (a sleeping lock's cycle, or its sites' holds).
+        same = [p[name] for p in profiles.values() if name in p and p[name][4] == cycled and p[name][3] > 0]
+        seen = sum(x[3] for x in same)
+        v = seen / sum(x[3] / x[0] for x in same) if same else top[name][0]
         m = mg = 0.0
         if name in below and dc > 0:
             m = max(0.0, (h - below[name][1]) / dc)
             mg = max(0.0, (g - below[name][2]) / dc)
-        low = lowest.get(name, (v, h, g, seen))
+        h_low = lowest.get(name, top[name])[1]
         out.append({"name": name, "visits": v, "service": h, "per_transfer": m, "handoff": g,
-                    "handoff_per_transfer": mg, "cores": counts[-1], "demand_low": low[0] * low[1],
-                    "cores_low": counts[0], "seen": seen})
-    return out
+                    "handoff_per_transfer": mg, "cores": counts[-1], "demand_low": v * h_low,
+                    "cores_low": counts[0], "seen": seen, "visits_at_top": top[name][0]})
+    return sorted(out, key=lambda k: -k["visits"] * (k["service"] + k["handoff"]))
 
 
 class Carried:

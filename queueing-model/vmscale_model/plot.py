@@ -4,6 +4,7 @@
 import matplotlib
 
 matplotlib.use("Agg")
+matplotlib.rcParams["svg.hashsalt"] = "vmscale"     # the same figure, the same SVG (ids, no date)
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
@@ -17,7 +18,7 @@ def _save(fig, stem):
     paths = []
     for ext in ("png", "svg"):
         p = f"{stem}.{ext}"
-        fig.savefig(p, dpi=130, bbox_inches="tight")
+        fig.savefig(p, dpi=130, bbox_inches="tight", metadata={"Date": None} if ext == "svg" else {})
         paths.append(p)
     plt.close(fig)
     return paths

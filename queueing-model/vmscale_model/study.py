@@ -215,11 +215,11 @@ def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "cros
                     methods.append(hotcarried.HotLocksOnBoard(trace, held, board_obj))
         sizes = sorted({roi_size(r) for r in rs} - {None})
         if len(sizes) < 2:
-            out[key] = _judge_curve(rs, train_max, min_points, methods, train_min, board_obj)
+            out[key] = _judge_curve(rs, train_max, min_points, methods, train_min, board_obj, trace)
             continue
         for k in sizes:
             out[f"{key}/ops={k:g}"] = _judge_curve([r for r in rs if roi_size(r) == k], train_max, min_points,
-                                                   methods, train_min, board_obj)
+                                                   methods, train_min, board_obj, trace)
         srows, notes = slope_rows(rs)
         out[f"{key}/slope"] = _judge_curve(srows, train_max, min_points, methods, train_min)
         if notes:
@@ -235,14 +235,14 @@ def study_table(table, train_max: int = 16, min_points: int = 5, law: str = "cro
     return study(fitlib.load_table(table, workload), train_max, min_points, law, train_min, hotlines, boards, holds)
 
 
-def _judge_curve(rows, train_max, min_points, methods, train_min, board=None) -> dict:
+def _judge_curve(rows, train_max, min_points, methods, train_min, board=None, trace=None) -> dict:
     n = len({int(float(r["cores"])) for r in rows})
     if n < min_points:
         return {"skipped": f"{n} core counts (a curve needs {min_points})"}
     out = judge(rows, train_max, train_min=train_min, methods=methods)
     if "skipped" not in out:
         # the counters' own account of the held-out points, for where every method misses
-        ex = drift.explain(rows, train_max, board)
+        ex = drift.explain(rows, train_max, board, trace)
         if ex:
             out["drift"] = {"from": ex["from"], "at": {str(k): v for k, v in ex["at"].items()},
                             "line": drift.line(ex)}

@@ -95,9 +95,7 @@ def render(rows: list, board: str, cores: int) -> str:
 
 
 def plot(pairs: list, distance: dict, path_stem: str, board: str) -> list:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from vmscale.plots import plt, save_figure
     n, meas = socket_matrix(pairs)
     pub = published_matrix(n, distance)
     vals = [v for row in meas + pub for v in row if v is not None]
@@ -115,9 +113,4 @@ def plot(pairs: list, distance: dict, path_stem: str, board: str) -> list:
         ax.set_xlabel("reader's socket")
         ax.set_ylabel("writer's socket")
     fig.colorbar(im, ax=axes, label="cycles per line transfer", shrink=0.8)
-    out = []
-    for ext in ("png", "svg"):
-        fig.savefig(f"{path_stem}.{ext}", dpi=120, bbox_inches="tight")
-        out.append(f"{path_stem}.{ext}")
-    plt.close(fig)
-    return out
+    return save_figure(fig, path_stem)

@@ -6,16 +6,22 @@ from collections import defaultdict
 import matplotlib
 
 matplotlib.use("Agg")
+# An SVG's element ids are hashes salted at random, and it carries the time it was written: a fixed
+# salt and no date, so a record re-made from the same table is the same file.
+matplotlib.rcParams["svg.hashsalt"] = "vmscale"
 import matplotlib.pyplot as plt  # noqa: E402
 
 from vmscale.rows import cost_metric, curve_labels  # noqa: E402
 
+STABLE = {"svg": {"Date": None}, "png": {}}     # savefig metadata per format
+
 
 def save_figure(fig, stem) -> list:
-    """PNG (to look at) and SVG (for papers) side by side; closes the figure."""
+    """PNG (to look at) and SVG (for papers) side by side, the same bytes for the same figure;
+    closes the figure."""
     paths = []
     for ext in ("png", "svg"):
-        fig.savefig(f"{stem}.{ext}", dpi=120, bbox_inches="tight")
+        fig.savefig(f"{stem}.{ext}", dpi=120, bbox_inches="tight", metadata=STABLE[ext])
         paths.append(f"{stem}.{ext}")
     plt.close(fig)
     return paths

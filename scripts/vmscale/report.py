@@ -7,7 +7,6 @@ is there (RadixVM Fig. 5 local/pipeline/global, Fig. 8 pageshare; Bonsai Fig. 16
 import csv
 import os
 import re
-import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -140,10 +139,12 @@ def report(table, out_dir, model=False) -> Path:
     rows = [r for r in _rows(table)]
     ok = [r for r in rows if r.get("ok") == "True"]
     backends = sorted({r["backend"] for r in rows})
+    dates = sorted({r["date"][:10] for r in rows if r.get("date")})
     lines = [f"# vmscale report: {Path(table).name}", "",
              f"{len(rows)} rows ({len(rows) - len(ok)} failed), backends {', '.join(backends)}, "
              f"kernels {', '.join(sorted({r.get('kernel_release') or '?' for r in rows}))}; "
-             f"made {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.", ""]
+             # the newest run's date, not the clock's: a report re-made from its table is the same file
+             f"runs from {min(dates, default='?')} to {max(dates, default='?')}.", ""]
     if "qemu" in backends:
         lines += ["QEMU rows are functional runs under TCG: their cycle counts include host scheduling of the "
                   "vCPUs and are not cycle-level measurements.", ""]
