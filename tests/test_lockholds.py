@@ -72,6 +72,10 @@ def test_summary_weights_long_holds_by_the_chance_a_window_sees_them_whole():
     assert rows["a"]["held"] == pytest.approx((2 * 5_000 + w / 9_000 * 1_000) / (4 * w))
     assert rows["b"]["holds_per_op"] == pytest.approx(w / 8_000 / (4 * w) * 400_000 / 100)
     assert list(rows) == ["a", "b"]
+    # the holds' spread, weighted as their mean: the model's band carries the mean's sampling error
+    mean = (2 * 5_000 + w / 9_000 * 1_000) / wa
+    var = (2 * 5_000 ** 2 + w / 9_000 * 1_000 ** 2) / wa - mean ** 2
+    assert rows["a"]["hold_sd_cycles"] == pytest.approx(var ** 0.5 / 10) and rows["b"]["hold_sd_cycles"] == 0
 
 
 def _at(tick, cpu, sym, off=0, op="nop"):

@@ -129,10 +129,20 @@ def test_a_locks_rate_is_pooled_over_its_profiles_and_its_hold_is_the_largest_co
     assert lru["service"] == 1_910 and lru["per_transfer"] == pytest.approx(910 / 91)
     assert lru["demand_low"] == pytest.approx(50 / 525 * 1_000)
     assert mm["visits"] == 2.0 and mm["seen"] == 60        # the 10-core profile counted its sites
-    # the band's edges move the pooled rate by its pooled sampling error
+    # the band's edges move the pooled rate by its pooled sampling error (no holds' spread recorded)
     lo = hotcarried.Carried(rows, _trace(2.0, 100.0), Far().miss_cycles, Far().transfer_cycles, hold_rows=held,
                             lock_z=1.645)
     assert {k["name"]: k for k in lo.locks}["lru_lock"]["visits"] == pytest.approx(50 / 525 * (1 + 1.645 / 50 ** 0.5))
+    # with it, the mean hold's too: holds of 1,910 +- 955 cycles (cv 0.5), 40 seen at the largest count
+    held[1]["hold_sd_cycles"] = "955"
+    (lru,) = [k for k in hotcarried.locks(held, 20, Far().transfer_cycles) if k["name"] == "lru_lock"]
+    assert lru["error"] == pytest.approx((1 / 50 + 0.25 / 40) ** 0.5)
+    # two sites of one lock: their means' difference is spread too
+    two = _holds([(20, "folio_batch_move_lru", 1_000, 0.05), (20, "__page_cache_release", 3_000, 0.05)])
+    for r in two:
+        r.update(holds="10", hold_sd_cycles="0")
+    (k,) = hotcarried.locks(two, 20, Far().transfer_cycles)
+    assert k["service"] == 2_000 and k["error"] == pytest.approx((1 / 20 + 0.25 / 20) ** 0.5)
 
 
 def test_a_sleeping_locks_handoff_is_a_station_step_carried_as_its_hold():

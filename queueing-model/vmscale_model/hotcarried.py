@@ -100,19 +100,26 @@ def locks(hold_rows: list, n_max: int, transfer) -> list:
                 continue
             if (r.get("kind") == "rwsem-cycle") != (lock_of(r["site"]) in cycled):
                 continue        # a sleeping lock's cycle, where measured, stands for its sites' holds
-            a = acc.setdefault(lock_of(r["site"]), [0.0, 0.0, 0.0, 0.0, 0.0])
+            a = acc.setdefault(lock_of(r["site"]), [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, True])
             a[0] += v
             a[1] += v * h
             seen = num(r, "handoffs")
             a[2] += seen
             a[3] += seen * num(r, "handoff_cycles")
             a[4] += num(r, "holds")
-        return {k: (v, d / v, g / ng if ng else 0.0, n, k in cycled) for k, (v, d, ng, g, n) in acc.items()}
+            sd = methods._num(r, "hold_sd_cycles")
+            a[5] += v * ((sd if sd == sd else 0.0) ** 2 + h * h)
+            a[6] = a[6] and sd == sd and r.get("kind") != "rwsem-cycle"
+        # per lock: (takings per op, mean hold, hand-off, holds seen, a cycle row?, the holds' squared
+        # coefficient of variation: within and between its sites; 0 where a row has no spread)
+        return {k: (v, d / v, g / ng if ng else 0.0, n, k in cycled,
+                    max(0.0, d2 / v / (d / v) ** 2 - 1) if spread else 0.0)
+                for k, (v, d, ng, g, n, d2, spread) in acc.items()}
     profiles = {n: at(n) for n in counts}
     top, below, lowest = profiles[counts[-1]], profiles[counts[-2]] if len(counts) > 1 else {}, profiles[counts[0]]
     dc = float(transfer(counts[-1])) - float(transfer(counts[-2])) if len(counts) > 1 else 0.0
     out = []
-    for name, (_, h, g, _, cycled) in top.items():
+    for name, (_, h, g, seen_top, cycled, cv2) in top.items():
         # A lock's takings per operation are its code path's (the LRU's batches of 31 folios, a drain
         # per MADV_DONTNEED), not the core count's: every profile's sampled count is one estimate
         # of one rate, pooled (holds seen / sampled operations) for a smaller sampling error; only
@@ -127,7 +134,9 @@ def locks(hold_rows: list, n_max: int, transfer) -> list:
         h_low = lowest.get(name, top[name])[1]
         out.append({"name": name, "visits": v, "service": h, "per_transfer": m, "handoff": g,
                     "handoff_per_transfer": mg, "cores": counts[-1], "demand_low": v * h_low,
-                    "cores_low": counts[0], "seen": seen, "visits_at_top": top[name][0]})
+                    "cores_low": counts[0], "seen": seen, "visits_at_top": top[name][0],
+                    # the demand's relative sampling error: the pooled rate's and the top count's mean hold's
+                    "error": (1 / seen + cv2 / seen_top) ** 0.5 if seen > 0 and seen_top > 0 else 0.0})
     return sorted(out, key=lambda k: -k["visits"] * (k["service"] + k["handoff"]))
 
 
@@ -136,9 +145,11 @@ class Carried:
                  hold_rows: list = (), lock_z: float = 0.0):
         """rows: the fitted core counts' rows of one curve (one at 1 core); trace_rows: hotlines.csv
         rows of the same case, the largest traced count not above the fitted ones used; hold_rows:
-        holds.csv rows of the same case (with cores), for lock stations.  lock_z: each lock's rate
-        moved by lock_z of its sampling error, 1 / sqrt(holds seen) of itself (a band's edge: the
-        hot-line trace counts every transfer, the lock profile samples windows)."""
+        holds.csv rows of the same case (with cores), for lock stations.  lock_z: each lock's demand
+        moved by lock_z of its sampling error (a band's edge: the hot-line trace counts every
+        transfer, the lock profile samples windows): sqrt(1 / holds seen + cv^2 / holds seen at
+        the largest count), the pooled rate's and, where holds.csv has the holds' spread
+        (hold_sd_cycles; cv their coefficient of variation), the mean hold's."""
         fitted = sorted({int(float(r["cores"])) for r in rows})
         traced = sorted({int(r["cores"]) for r in trace_rows if r.get("cores")})
         usable = [n for n in traced if n <= fitted[-1]]
@@ -157,7 +168,7 @@ class Carried:
         self.locks = locks(list(hold_rows), self.n0, lambda n: self._d(n)[1])
         if lock_z:
             for k in self.locks:
-                f = max(0.05, 1 + lock_z / np.sqrt(k["seen"])) if k["seen"] > 0 else 1.0
+                f = max(0.05, 1 + lock_z * k["error"])
                 k.update(visits=k["visits"] * f, demand_low=k["demand_low"] * f)
         self.think = m["think"] - sum(k["demand_low"] for k in self.locks)
         if self.locks and not self.think > 0:

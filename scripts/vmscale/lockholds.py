@@ -44,6 +44,7 @@ Pure logic over trace lines (`spans`, `summary`, `occupancy`); the command reads
 """
 
 import bisect
+import math
 import re
 from collections import defaultdict
 
@@ -199,7 +200,7 @@ def summary(sp: list, window_ticks: int, tick_per_cycle: float, windows: int = 0
     counted = defaultdict(int)
     for a in acquired or ():
         counted[(a["site"], a["kind"])] += 1
-    acc = defaultdict(lambda: [0, 0.0, 0.0, 0, 0.0, 0.0])
+    acc = defaultdict(lambda: [0, 0.0, 0.0, 0, 0.0, 0.0, 0.0])
     for s in sp:
         if s["hold"] >= window_ticks:
             continue
@@ -208,6 +209,7 @@ def summary(sp: list, window_ticks: int, tick_per_cycle: float, windows: int = 0
         a[0] += 1
         a[1] += w
         a[2] += w * s["hold"]
+        a[6] += w * s["hold"] ** 2
         g = s.get("handoff")
         if g is not None and g < window_ticks:
             wg = window_ticks / (window_ticks - g)
@@ -215,8 +217,11 @@ def summary(sp: list, window_ticks: int, tick_per_cycle: float, windows: int = 0
             a[4] += wg
             a[5] += wg * g
     rows = []
-    for (site, kind), (n, wt, h, ng, wg, g) in acc.items():
+    for (site, kind), (n, wt, h, ng, wg, g, h2) in acc.items():
+        # the holds' spread (weighted as their mean): the model's band carries the mean's sampling error
+        sd = math.sqrt(max(0.0, h2 / wt - (h / wt) ** 2)) / tick_per_cycle
         row = {"site": site, "kind": kind, "holds": n, "hold_cycles": h / wt / tick_per_cycle, "weight": wt,
+               "hold_sd_cycles": sd,
                "handoffs": ng, "handoff_cycles": g / wg / tick_per_cycle if ng else float("nan")}
         if windows:
             row["held"] = h / (windows * window_ticks)

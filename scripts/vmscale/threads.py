@@ -293,7 +293,7 @@ def symbols_csv(cases: list) -> str:
 def holds_csv(cases: list) -> str:
     """The lock holds of each case (lockholds.summary), as the model's lock stations read them."""
     keys = ["site", "kind", "holds", "hold_cycles", "weight", "held", "holds_per_op", "handoffs", "handoff_cycles",
-            "waiting"]
+            "waiting", "hold_sd_cycles"]
     rows = ["case,kernel_variant,workload,cores," + ",".join(keys)]
     for c in cases:
         for h in c.get("holds") or []:
