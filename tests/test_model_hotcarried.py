@@ -133,16 +133,25 @@ def test_a_locks_rate_is_pooled_over_its_profiles_and_its_hold_is_the_largest_co
     lo = hotcarried.Carried(rows, _trace(2.0, 100.0), Far().miss_cycles, Far().transfer_cycles, hold_rows=held,
                             lock_z=1.645)
     assert {k["name"]: k for k in lo.locks}["lru_lock"]["visits"] == pytest.approx(50 / 525 * (1 + 1.645 / 50 ** 0.5))
-    # with it, the mean hold's too: holds of 1,910 +- 955 cycles (cv 0.5), 40 seen at the largest count
-    held[1]["hold_sd_cycles"] = "955"
+    assert c.hold(lru, 80) == lo.hold({**lru}, 80)          # no holds' spread: the hold has no band
+    # with it, the mean holds' too: 1,910 +- 955 cycles (40 seen) at 20 cores, 1,000 +- 500 (10) at 10;
+    # at 80 the line through them is carried r = (300 - 100) / 91 steps past 20 cores
+    held[0]["hold_sd_cycles"], held[1]["hold_sd_cycles"] = "500", "955"
     (lru,) = [k for k in hotcarried.locks(held, 20, Far().transfer_cycles) if k["name"] == "lru_lock"]
-    assert lru["error"] == pytest.approx((1 / 50 + 0.25 / 40) ** 0.5)
+    assert lru["hold_var"] == pytest.approx(955 ** 2 / 40) and lru["hold_var_below"] == pytest.approx(500 ** 2 / 10)
+    c = hotcarried.Carried(rows, _trace(2.0, 100.0), Far().miss_cycles, Far().transfer_cycles, hold_rows=held)
+    r = 200 / 91
+    sd = ((1 + r) ** 2 * 955 ** 2 / 40 + r * r * 500 ** 2 / 10) ** 0.5
+    assert c.hold_sd(lru, 80) == pytest.approx(sd) and c.hold_sd(lru, 20) == pytest.approx(955 / 40 ** 0.5)
+    lo = hotcarried.Carried(rows, _trace(2.0, 100.0), Far().miss_cycles, Far().transfer_cycles, hold_rows=held,
+                            lock_z=1.645)
+    assert lo.hold(lru, 80) == pytest.approx(c.hold(lru, 80) + 1.645 * sd)
     # two sites of one lock: their means' difference is spread too
     two = _holds([(20, "folio_batch_move_lru", 1_000, 0.05), (20, "__page_cache_release", 3_000, 0.05)])
-    for r in two:
-        r.update(holds="10", hold_sd_cycles="0")
+    for row in two:
+        row.update(holds="10", hold_sd_cycles="0")
     (k,) = hotcarried.locks(two, 20, Far().transfer_cycles)
-    assert k["service"] == 2_000 and k["error"] == pytest.approx((1 / 20 + 0.25 / 20) ** 0.5)
+    assert k["service"] == 2_000 and k["hold_var"] == pytest.approx(1_000 ** 2 / 20)
 
 
 def test_a_sleeping_locks_handoff_is_a_station_step_carried_as_its_hold():

@@ -128,15 +128,22 @@ def locks(hold_rows: list, n_max: int, transfer) -> list:
         seen = sum(x[3] for x in same)
         v = seen / sum(x[3] / x[0] for x in same) if same else top[name][0]
         m = mg = 0.0
+        # the sampling variance of a count's mean hold (0 where holds.csv has no spread)
+        var_top = cv2 * h * h / seen_top if seen_top > 0 else 0.0
+        var_below = 0.0
         if name in below and dc > 0:
             m = max(0.0, (h - below[name][1]) / dc)
             mg = max(0.0, (g - below[name][2]) / dc)
+            hb, nb = below[name][1], below[name][3]
+            var_below = below[name][5] * hb * hb / nb if m > 0 and nb > 0 else 0.0
         h_low = lowest.get(name, top[name])[1]
         out.append({"name": name, "visits": v, "service": h, "per_transfer": m, "handoff": g,
                     "handoff_per_transfer": mg, "cores": counts[-1], "demand_low": v * h_low,
                     "cores_low": counts[0], "seen": seen, "visits_at_top": top[name][0],
-                    # the demand's relative sampling error: the pooled rate's and the top count's mean hold's
-                    "error": (1 / seen + cv2 / seen_top) ** 0.5 if seen > 0 and seen_top > 0 else 0.0})
+                    # sampling errors: the pooled rate's (relative), and the two profiled holds' (the
+                    # line through them carries both: Carried.hold_sd)
+                    "rate_error": 1 / seen ** 0.5 if seen > 0 else 0.0, "hold_var": var_top,
+                    "hold_var_below": var_below, "transfer_step": dc})
     return sorted(out, key=lambda k: -k["visits"] * (k["service"] + k["handoff"]))
 
 
@@ -145,11 +152,11 @@ class Carried:
                  hold_rows: list = (), lock_z: float = 0.0):
         """rows: the fitted core counts' rows of one curve (one at 1 core); trace_rows: hotlines.csv
         rows of the same case, the largest traced count not above the fitted ones used; hold_rows:
-        holds.csv rows of the same case (with cores), for lock stations.  lock_z: each lock's demand
-        moved by lock_z of its sampling error (a band's edge: the hot-line trace counts every
-        transfer, the lock profile samples windows): sqrt(1 / holds seen + cv^2 / holds seen at
-        the largest count), the pooled rate's and, where holds.csv has the holds' spread
-        (hold_sd_cycles; cv their coefficient of variation), the mean hold's."""
+        holds.csv rows of the same case (with cores), for lock stations.  lock_z: each lock's rate
+        and carried hold moved by lock_z of their sampling errors (a band's edge: the hot-line trace
+        counts every transfer, the lock profile samples windows): the pooled rate's, 1 / sqrt(holds
+        seen) of itself, and, where holds.csv has the holds' spread (hold_sd_cycles), the mean
+        holds' carried along the line through the profiles (hold_sd)."""
         fitted = sorted({int(float(r["cores"])) for r in rows})
         traced = sorted({int(r["cores"]) for r in trace_rows if r.get("cores")})
         usable = [n for n in traced if n <= fitted[-1]]
@@ -166,9 +173,10 @@ class Carried:
         self._miss, self._transfer = miss_cycles, transfer_cycles
         self._cache = {}
         self.locks = locks(list(hold_rows), self.n0, lambda n: self._d(n)[1])
+        self.lock_z = lock_z
         if lock_z:
             for k in self.locks:
-                f = max(0.05, 1 + lock_z * k["error"])
+                f = max(0.05, 1 + lock_z * k["rate_error"])
                 k.update(visits=k["visits"] * f, demand_low=k["demand_low"] * f)
         self.think = m["think"] - sum(k["demand_low"] for k in self.locks)
         if self.locks and not self.think > 0:
@@ -184,8 +192,17 @@ class Carried:
 
     def hold(self, k: dict, n: int) -> float:
         """A lock's hold at n cores: its profiled hold, lengthened (or, below the profile, shortened)
-        by its transfers' path."""
-        return max(0.0, k["service"] + k["per_transfer"] * (self._d(n)[1] - self._d(k["cores"])[1]))
+        by its transfers' path; at a band's edge moved by lock_z of its sampling error there."""
+        h = k["service"] + k["per_transfer"] * (self._d(n)[1] - self._d(k["cores"])[1])
+        return max(0.0, h + self.lock_z * self.hold_sd(k, n))
+
+    def hold_sd(self, k: dict, n: int) -> float:
+        """The carried hold's sampling error at n cores: h(n) = (1 + r) h_top - r h_below on the line
+        through the two profiles (r = (C(n) - C_top) / (C_top - C_below)), so both means' errors
+        grow with the distance carried; the top count's alone where no line was drawn."""
+        r = ((self._d(n)[1] - self._d(k["cores"])[1]) / k["transfer_step"]
+             if k.get("hold_var_below") and k.get("transfer_step") else 0.0)
+        return ((1 + r) ** 2 * k.get("hold_var", 0.0) + r * r * k.get("hold_var_below", 0.0)) ** 0.5
 
     def handoff(self, k: dict, n: int) -> float:
         """A sleeping lock's hand-off to a waiter at n cores, carried as the hold is."""
