@@ -14,7 +14,7 @@
 #   010c-fault-stock-warm, 020c-fault-stock-warm (and -rwlock-, -rcu-): fault as results/gem5-e7-8870-warm
 #     (two rounds of 64 pages), 20 us of every 100 us traced; the trace (gigabytes) is not kept, its tables are;
 #     040c-fault-rcu-warm past the fitted counts (what the model carried the LRU lock's hold to).  Since session 40
-#     stock's and rwlock's at 10 and 20 cores trace 90 us of every 100: the LRU lock's 17-41 holds seen at 20 us decided
+#     those at 10 and 20 cores trace 90 us of every 100: the LRU lock's 17-41 holds seen at 20 us decided
 #     their 80-core verdicts (results/FINDINGS.md, session 40); the holds' spread is kept (hold_sd_cycles).
 #   010c-local-stock-warm, 020c-local-stock-warm: local under Linux 6.12, four rounds per thread after the
 #     warm-up, 90 us of every 100 us traced (mmap_lock's write holds and hand-offs are tens of us);
@@ -32,7 +32,7 @@ for c in ${CASES:-$all}; do
   case $c in
     *-fault-stock-64) w=fault v=stock params=(--param fault.iters=1 --param fault.pages=64 --param fault.mmap_pct=0) ;;
     *-fault-*-warm) w=fault v=${c#*-fault-} v=${v%-warm} window=20000 params=(--param fault.iters=2 --param fault.pages=64 --param fault.mmap_pct=0)
-      case $c in 0[12]0c-fault-stock-warm|0[12]0c-fault-rwlock-warm) window=90000 ;; esac ;;
+      case $c in 0[12]0c-fault-*-warm) window=90000 ;; esac ;;
     *-local-stock-warm) w=local v=stock window=90000 params=(--param local.iters=4) ;;
     *-local-radixvm-percore-10) w=local v=radixvm-percore params=(--param local.iters=10) ;;
     *) echo "make.sh: unknown case $c (one of: $all)" >&2; exit 2 ;;
