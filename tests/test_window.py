@@ -26,9 +26,13 @@ def test_one_thread_the_window_is_the_whole_run(workloads_built):
 
 def test_threads_that_finish_unevenly_count_only_while_all_ran(workloads_built):
     # fault with mmap_pct=90: thread 0 also maps and unmaps about nine times per fault, so it
-    # finishes far behind the others, whatever else the host runs
-    res = _result(workloads_built / "fault", "threads=2", "iters=64", "pages=64", "mmap_pct=90")
-    cycles = res["thread_cycles"]
+    # finishes far behind the other, unless the host starves thread 1 (a busy 2-core host has, twice
+    # in 40 sessions): a few tries for the arrangement the test needs
+    for _ in range(4):
+        res = _result(workloads_built / "fault", "threads=2", "iters=64", "pages=64", "mmap_pct=90")
+        cycles = res["thread_cycles"]
+        if cycles[0] > 1.5 * cycles[1]:
+            break
     assert res["ops"] == 2 * 64 * 64 and cycles[0] > 1.5 * cycles[1], cycles     # uneven, as arranged
     # the window closed when thread 1 finished: thread 0 had not done all its faults
     assert 0 < res["window_ops"] < res["ops"] and res["window_cycles"] < max(cycles)
