@@ -89,6 +89,7 @@ def explain(rows: list, train_max: int, board=None, trace=None) -> dict:
     if not all(math.isfinite(b[k]) for k in ("cycles", "misses", "latency")):
         return {}
     out = {"from": n0, "base": b, "at": {}}
+    hot = busiest_line(trace, train_max) if trace and board is not None else None
     for n in sorted(k for k in by if k > train_max):
         h = point(by[n])
         if not all(math.isfinite(h[k]) for k in ("cycles", "misses", "latency")):
@@ -105,7 +106,6 @@ def explain(rows: list, train_max: int, board=None, trace=None) -> dict:
             d["board_latency"] = h["misses"] * grow
             d["board_per_miss"] = grow
         d["rest"] = d["cycles"] - d["latency"] - d["misses"] - d["insts"]
-        hot = busiest_line(trace, train_max) if trace and board is not None else None
         if hot and h["cycles"] > 0:
             n_t, st = hot
             d["line"] = {"name": st["name"], "visits": st["visits"], "traced_at": n_t,
