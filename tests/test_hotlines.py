@@ -100,6 +100,23 @@ def test_the_hand_off_time_is_the_mean_of_back_to_back_gaps():
     assert (c.busy_n, c.handoff, dict(c.pairs)) == (1, 23, {(0, 3): 1, (3, 1): 1})
 
 
+def test_queued_hand_offs_split_by_whether_the_holder_and_its_waiters_spanned_sockets():
+    """Two cores per socket.  Cores 1 and 2 wait from 0; 0 -> 1 at 10; 3 waits from 55; 1 -> 2 at 60 (1
+    held it while 2 waited: sockets 0 and 1, a 50-tick gap); 2 -> 3 at 80 (2 held it while 3 waited:
+    socket 1 alone, 20 ticks).  Without sockets every hand-off is one socket's."""
+    ev = events((0, 1, "Store", "I", "IM", 0x100), (0, 2, "Store", "I", "IM", 0x100),
+                (10, 0, "Fwd_GETX", "M", "I", 0x100), (15, 1, "Data_all_Acks", "IM", "M", 0x100),
+                (55, 3, "Store", "I", "IM", 0x100), (60, 1, "Fwd_GETX", "M", "I", 0x100),
+                (65, 2, "Data_all_Acks", "IM", "M", 0x100), (80, 2, "Fwd_GETX", "M", "I", 0x100),
+                (85, 3, "Data_all_Acks", "IM", "M", 0x100))
+    moves = hotlines.transfers(ev)
+    assert [t.waiting for t in moves] == [(1, 2), (2, 3), (3,)]
+    c = hotlines.per_line(moves, socket_cores=2)[0x100]
+    assert (c.busy_n, c.handoff, c.handoff_by_span()) == (2, 35, (20, 50, 0.5))
+    one, spread, share = hotlines.per_line(moves)[0x100].handoff_by_span()
+    assert (one, share) == (35, 0) and math.isnan(spread)
+
+
 def test_an_upgrades_invalidation_is_not_a_hand_off():
     """Core 1 gets the line at 20; core 2's upgrade invalidates core 3's copy at 30; core 4, waiting since
     28, gets the line at 60.  The hand-off before 60 is the one at 20 (the invalidation hands nothing

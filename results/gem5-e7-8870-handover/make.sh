@@ -4,17 +4,19 @@
 # its ROI traced (--gem5 hotlines=1: the trace changes no simulated figure), and `vmscale hotlines`
 # naming the lines, with the share of the line's hand-overs between sockets and each socket's
 # acquisitions (hotlines.txt).  One run directory per core count, kept unless FRESH=1;
-# COUNTS="20" runs only those.  GEM5 must be set.
+# COUNTS="20" runs only those.  GEM5 must be set for a run that is not kept.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-handover
 for n in ${COUNTS:-10 20 40}; do
   d=$out/$(printf %03dc $n)-refcount-stock
-  [ "${FRESH:-0}" = 0 ] && [ -f "$d/manifest.json" ] && continue
-  rm -rf "$d"
-  .venv/bin/vmscale checkpoint --cores $n --gem5 board=e7-8870
-  .venv/bin/vmscale run --backend gem5 --cores $n --gem5 board=e7-8870 --gem5 hotlines=1 --workload refcount \
-      --kernel-variant stock --param refcount.iters=2000 --param refcount.chunk=100 --out "$d"
+  if [ "${FRESH:-0}" != 0 ] || [ ! -f "$d/manifest.json" ]; then
+    rm -rf "$d"
+    .venv/bin/vmscale checkpoint --cores $n --gem5 board=e7-8870
+    .venv/bin/vmscale run --backend gem5 --cores $n --gem5 board=e7-8870 --gem5 hotlines=1 --workload refcount \
+        --kernel-variant stock --param refcount.iters=2000 --param refcount.chunk=100 --out "$d"
+    (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini)
+  fi
+  # the analysis, re-made from the kept trace every time (gem5 is not needed for it)
   .venv/bin/vmscale hotlines "$d" --top 5 > "$d/hotlines.txt"
-  (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini)
 done

@@ -21,7 +21,8 @@ from vmscale_gem5 import configini, hotlines, stats
 
 COLUMNS = ["case", "kernel_variant", "workload", "cores", "rank", "line", "kind", "name", "moves_per_op", "getx_per_op",
            "gets_per_op", "inv_per_op", "share", "mean_latency_cycles", "handoff_cycles", "top_pair",
-           "cross_socket_share", "acquisitions_by_socket"]
+           "cross_socket_share", "acquisitions_by_socket", "handoff_one_socket_cycles", "handoff_sockets_cycles",
+           "handoff_sockets_share"]
 
 
 def cross_socket_share(pairs: dict, socket_cores: int):
@@ -74,6 +75,7 @@ def table(case, counts: dict, ops: float, namer, period: int, top: int, socket_c
     rows = []
     for rank, c in enumerate(ranked[:top], 1):
         kind, name = namer.name(c.line)
+        one, spread, spread_share = c.handoff_by_span()
         (owner, req), _ = max(c.pairs.items(), key=lambda kv: kv[1])
         rows.append({"case": case.get("case_id"), "kernel_variant": case.get("kernel_variant"),
                      "workload": case.get("workload"), "cores": case.get("cores"), "rank": rank, "line": f"{c.line:#x}", "kind": kind,
@@ -83,7 +85,10 @@ def table(case, counts: dict, ops: float, namer, period: int, top: int, socket_c
                      "handoff_cycles": c.handoff / period if c.busy_n else math.nan,
                      "top_pair": f"cpu{owner}->{'L2' if req < 0 else f'cpu{req}'}",
                      "cross_socket_share": cross_socket_share(c.pairs, socket_cores),
-                     "acquisitions_by_socket": acquisitions_by_socket(c.pairs, socket_cores)})
+                     "acquisitions_by_socket": acquisitions_by_socket(c.pairs, socket_cores),
+                     # the queued hand-offs split by where the holder and its waiters sat (one socket, or more)
+                     "handoff_one_socket_cycles": one / period, "handoff_sockets_cycles": spread / period,
+                     "handoff_sockets_share": spread_share if socket_cores else math.nan})
     rest = ranked[top:]
     if rest:
         moves = sum(c.moves for c in rest)
@@ -93,7 +98,8 @@ def table(case, counts: dict, ops: float, namer, period: int, top: int, socket_c
                      "getx_per_op": sum(c.getx for c in rest) / ops, "gets_per_op": sum(c.gets for c in rest) / ops,
                      "inv_per_op": sum(c.inv for c in rest) / ops, "share": moves / total,
                      "mean_latency_cycles": math.nan, "handoff_cycles": math.nan, "top_pair": "",
-                     "cross_socket_share": None, "acquisitions_by_socket": ""})
+                     "cross_socket_share": None, "acquisitions_by_socket": "", "handoff_one_socket_cycles": math.nan,
+                     "handoff_sockets_cycles": math.nan, "handoff_sockets_share": math.nan})
     return rows
 
 
@@ -168,7 +174,7 @@ def analyse(run_dir: Path, top: int = 15, vmlinux=None, checkpoint=None, namer=N
     out, checks = [], []
     for i, (row, evs) in enumerate(zip(done, per_roi)):
         moves = hotlines.transfers(evs)
-        counts = hotlines.per_line(moves)
+        counts = hotlines.per_line(moves, sockets)
         pm = maps.get(row.get("case_id"))
         out += table(row, counts, row["ops"], namer if pm is None else namer.with_physmap(pm), run["period"], top,
                      sockets)
@@ -255,6 +261,12 @@ def render(result: dict) -> str:
                              f"{100 * r['cross_socket_share']:.1f}%; if every other core were as likely the next "
                              f"owner: {100 * chk['uniform_cross_share']:.1f}%; taken by each socket's cores "
                              f"(socket:times): {r['acquisitions_by_socket']}")
+                if r["handoff_sockets_share"] == r["handoff_sockets_share"]:
+                    one, many = (f"{r[k]:.0f}" if r[k] == r[k] else "-"
+                                 for k in ("handoff_one_socket_cycles", "handoff_sockets_cycles"))
+                    lines.append(f"      a queued hand-off: {one} cycles while the holder and its waiters sat on one "
+                                 f"socket, {many} while they spanned sockets "
+                                 f"({100 * r['handoff_sockets_share']:.1f}% of them)")
     return "\n".join(lines)
 
 

@@ -56,6 +56,7 @@ class Transfer:
     request: str         # the requester's request (GETX, GETS, GET_INSTR, UPGRADE) or ""
     latency: int = -1    # ticks from the requester's miss to its completion, -1: not seen
     start: int = -1      # the tick the requester's miss began, -1: no requester
+    waiting: tuple = ()  # the cores with a miss open on the line as it moved (the requester included)
 
 
 def parse_line(text: str):
@@ -103,7 +104,8 @@ def transfers(events):
             misses = {c: m for c, m in open_miss[ev.line].items() if c != ev.core}
             if misses:
                 req = min(misses, key=lambda c: misses[c][0])      # the L2 serves the oldest first
-                t = Transfer(ev.tick, ev.line, MOVES[ev.event], ev.core, req, misses[req][1], start=misses[req][0])
+                t = Transfer(ev.tick, ev.line, MOVES[ev.event], ev.core, req, misses[req][1], start=misses[req][0],
+                             waiting=tuple(sorted(misses)))
                 pending[(ev.line, req)].append((t, misses[req][0]))
             else:
                 t = Transfer(ev.tick, ev.line, MOVES[ev.event], ev.core, -1, "")
@@ -129,6 +131,9 @@ class LineCount:
     latency_n: int = 0
     busy_sum: int = 0    # hand-offs with the next requester already waiting: ticks between them
     busy_n: int = 0
+    # the same hand-offs where the holder and the cores waiting for it sat on more than one socket
+    spread_sum: int = 0
+    spread_n: int = 0
     pairs: dict = field(default_factory=lambda: defaultdict(int))   # (owner, requester) -> moves
 
     @property
@@ -146,9 +151,21 @@ class LineCount:
         A requester's own latency also holds its wait in the queue; this does not."""
         return self.busy_sum / self.busy_n if self.busy_n else float("nan")
 
+    def handoff_by_span(self) -> tuple:
+        """(mean hand-off while the holder and its waiters sat on one socket, mean while they spanned
+        sockets, the share of queued hand-offs that spanned); nan where none.  A queue of one
+        socket's cores passes the line within it; once another socket's cores wait too, every
+        hand-off pays the longer path, whichever core it goes to (per_line's socket_cores)."""
+        nan = float("nan")
+        one_n = self.busy_n - self.spread_n
+        return ((self.busy_sum - self.spread_sum) / one_n if one_n else nan,
+                self.spread_sum / self.spread_n if self.spread_n else nan,
+                self.spread_n / self.busy_n if self.busy_n else nan)
 
-def per_line(moves) -> dict:
-    """Transfers -> {line address: LineCount}."""
+
+def per_line(moves, socket_cores: int = 0) -> dict:
+    """Transfers -> {line address: LineCount}; socket_cores: cores per socket (cores fill the
+    sockets in order; 0: one socket), for LineCount.handoff_by_span."""
     lines, last = {}, {}
     for t in moves:
         if t.kind != "inv" and t.requester >= 0:
@@ -157,6 +174,10 @@ def per_line(moves) -> dict:
                 c = lines[t.line]
                 c.busy_sum += t.tick - prev.tick
                 c.busy_n += 1
+                # while prev's requester held the line, the others in prev.waiting waited for it
+                if socket_cores and len({core // socket_cores for core in prev.waiting}) > 1:
+                    c.spread_sum += t.tick - prev.tick
+                    c.spread_n += 1
             last[t.line] = t
         c = lines.setdefault(t.line, LineCount(t.line))
         setattr(c, t.kind, getattr(c, t.kind) + 1)
