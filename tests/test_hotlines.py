@@ -273,6 +273,27 @@ def test_cli_writes_the_table_and_figure_and_refuses_a_run_without_a_trace(tmp_p
         hl.read_run(bare)
 
 
+def test_a_trace_kept_as_xz_parts_reads_as_the_whole_trace(tmp_path, fixture_result):
+    """A record keeps a long trace as xz split in parts (no large tracked file): read in order, the
+    same rows as from the one gzip file."""
+    import gzip
+    import lzma
+    import shutil
+    run = tmp_path / "run"
+    shutil.copytree(FIX, run)
+    data = lzma.compress(gzip.decompress((run / "m5out" / "hotlines.events.gz").read_bytes()))
+    (run / "m5out" / "hotlines.events.gz").unlink()
+    cut = [0, len(data) // 3, 2 * len(data) // 3, len(data)]
+    for i, part in enumerate(("aa", "ab", "ac")):
+        (run / "m5out" / f"hotlines.events.xz.part-{part}").write_bytes(data[cut[i]:cut[i + 1]])
+    symbols = linenames.parse_nm((FIX / "symbols.txt").read_text())
+    offsets = [int(x, 16) for x in json.loads((FIX / "percpu.json").read_text())["__per_cpu_offset"]]
+    got = hl.analyse(run, top=10, namer=linenames.Namer(symbols, offsets))
+    assert hl.to_csv(got["rows"]) == hl.to_csv(fixture_result["rows"]) and got["checks"] == fixture_result["checks"]
+    # the offsets an analysis keeps beside its table read back as they were
+    assert [int(x, 16) for x in json.loads(hl.percpu_json(offsets))["__per_cpu_offset"]] == offsets
+
+
 def test_collect_gathers_the_runs_hot_lines_and_the_report_shows_them(tmp_path):
     """A run directory with its hotlines.csv: collect writes table.hotlines.csv beside the
     table, and the report's refcount section lists each case's top lines from it."""

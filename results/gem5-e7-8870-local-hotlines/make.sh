@@ -13,16 +13,19 @@ for n in ${COUNTS:-10 20}; do
   for v in ${VARIANTS:-stock}; do
     d=$out/$(printf %03dc $n)-local-$v
     iters=$(( n >= 400 ? 1 : 400 / n ))
-    [ "${FRESH:-0}" = 0 ] && [ -f "$d/manifest.json" ] && continue
-    rm -rf "$d"
-    .venv/bin/vmscale checkpoint --cores $n --gem5 board=e7-8870
-    .venv/bin/vmscale run --backend gem5 --cores $n --gem5 board=e7-8870 --gem5 hotlines=1 --workload local \
-        --kernel-variant $v --param local.iters=$iters --out "$d"
+    if [ "${FRESH:-0}" != 0 ] || [ ! -f "$d/manifest.json" ]; then
+      rm -rf "$d"
+      .venv/bin/vmscale checkpoint --cores $n --gem5 board=e7-8870
+      .venv/bin/vmscale run --backend gem5 --cores $n --gem5 board=e7-8870 --gem5 hotlines=1 --workload local \
+          --kernel-variant $v --param local.iters=$iters --out "$d"
+      # the trace kept as xz (a third of gzip's size), in 4 MiB parts so that no tracked file reaches 5 MiB
+      # (`vmscale hotlines` reads the parts in order)
+      (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini && zcat hotlines.events.gz | xz -9 -T1 \
+          > hotlines.events.xz && rm hotlines.events.gz && split -b 4M hotlines.events.xz hotlines.events.xz.part- \
+          && rm hotlines.events.xz)
+    fi
+    # the analysis, re-made from the kept trace every time (gem5 is not needed for it; percpu.json keeps
+    # the per-CPU offsets of a boot checkpoint since replaced)
     .venv/bin/vmscale hotlines "$d" --top 8 > "$d/hotlines.txt"
-    # the trace kept as xz (a third of gzip's size; `vmscale hotlines` reads either), in 4 MiB parts so that
-    # no tracked file reaches 5 MiB: `cat hotlines.events.xz.part-* > hotlines.events.xz` to read it again
-    (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini && zcat hotlines.events.gz | xz -9 -T1 \
-        > hotlines.events.xz && rm hotlines.events.gz && split -b 4M hotlines.events.xz hotlines.events.xz.part- \
-        && rm hotlines.events.xz)
   done
 done

@@ -103,11 +103,37 @@ def table(case, counts: dict, ops: float, namer, period: int, top: int, socket_c
     return rows
 
 
+class _Parts(io.RawIOBase):
+    """Files read one after another as one stream (`cat part-*`)."""
+    def __init__(self, paths):
+        self._files = [open(p, "rb") for p in paths]
+
+    def readable(self):
+        return True
+
+    def readinto(self, buf):
+        while self._files:
+            n = self._files[0].readinto(buf)
+            if n:
+                return n
+            self._files.pop(0).close()
+        return 0
+
+    def close(self):
+        for f in self._files:
+            f.close()
+        self._files = []
+        super().close()
+
+
 def read_run(run_dir: Path) -> dict:
     run_dir = Path(run_dir)
     m5out = run_dir / "m5out"
     # gem5 writes .gz; a record may keep the same events as .xz (a third the size of a long trace)
     events = next((p for p in (m5out / "hotlines.events.gz", m5out / "hotlines.events.xz") if p.is_file()), None)
+    parts = sorted(m5out.glob("hotlines.events.xz.part-*"))
+    if events is None and parts:        # a record's xz split so that no tracked file is large: read in order
+        events = m5out / "hotlines.events.xz"
     if events is None:
         raise VmscaleError(f"{run_dir}: no m5out/hotlines.events.gz",
                            "run with `--gem5 hotlines=1` (a short ROI: tracing slows it several times)")
@@ -122,7 +148,8 @@ def read_run(run_dir: Path) -> dict:
     ini = m5out / "config.ini"
     cfg = configini.parse(ini.read_text() if ini.is_file() else gzip.open(f"{ini}.gz", "rt").read())
     period = int(cfg["board.clk_domain"]["clock"]) if cfg.has_section("board.clk_domain") else 333
-    with (lzma.open(events, "rt") if events.suffix == ".xz" else gzip.open(events, "rt")) as f:
+    source = _Parts(parts) if not events.is_file() else events
+    with (lzma.open(source, "rt") if events.suffix == ".xz" else gzip.open(source, "rt")) as f:
         evs = list(hotlines.read_events(f))
     console = next((p for p in (run_dir / "console.log", run_dir / "console.log.gz") if p.is_file()), None)
     maps = {}
@@ -134,17 +161,29 @@ def read_run(run_dir: Path) -> dict:
             "physmaps": maps}
 
 
-def namer_for(manifest: dict, cores: int, vmlinux=None, checkpoint=None):
-    """The run's own vmlinux and checkpoint, unless given (a run directory copied elsewhere)."""
+PERCPU_FILE = "percpu.json"     # the per-CPU offsets an analysis read, kept beside its hotlines.csv
+
+
+def namer_for(manifest: dict, cores: int, vmlinux=None, checkpoint=None, run_dir=None):
+    """The run's own vmlinux and checkpoint, unless given (a run directory copied elsewhere); where
+    the checkpoint is gone, the per-CPU offsets an earlier analysis kept in the run directory."""
     vmlinux = Path(vmlinux or manifest["kernel"]["vmlinux"])
     if not vmlinux.is_file():
         raise VmscaleError(f"the run's vmlinux {vmlinux} is gone", "give the same kernel's vmlinux with --vmlinux")
     symbols = linenames.symbols_of(vmlinux)
     pmem = Path(checkpoint or manifest.get("checkpoint", "")) / "board.physmem.store0.pmem"
     offsets = []
+    kept = Path(run_dir) / PERCPU_FILE if run_dir else None
     if pmem.is_file():
         offsets = linenames.per_cpu_offsets(pmem, linenames.SymbolTable(symbols), cores)
+    elif kept is not None and kept.is_file():
+        offsets = [int(x, 16) for x in json.loads(kept.read_text())["__per_cpu_offset"]]
     return linenames.Namer(symbols, offsets), offsets
+
+
+def percpu_json(offsets) -> str:
+    """The per-CPU offsets as --percpu and PERCPU_FILE read them."""
+    return json.dumps({"__per_cpu_offset": [f"{o:#x}" for o in offsets]}) + "\n"
 
 
 def namer_from_files(symbols, percpu=None):
@@ -167,7 +206,7 @@ def analyse(run_dir: Path, top: int = 15, vmlinux=None, checkpoint=None, namer=N
                            "cannot tell which is whose")
     offsets = None
     if namer is None:
-        namer, offsets = namer_for(run["manifest"], run["manifest"]["cores"], vmlinux, checkpoint)
+        namer, offsets = namer_for(run["manifest"], run["manifest"]["cores"], vmlinux, checkpoint, run_dir)
     per_roi = hotlines.split_rois(run["events"], run["rois"])
     maps = run["physmaps"]
     sockets = socket_cores_of(run["manifest"])

@@ -9,7 +9,8 @@ def register(sub):
     x.add_argument("--top", type=int, default=15, help="lines listed per ROI (the rest are summed in one row)")
     x.add_argument("--out", help="where hotlines.csv and the figure go (default: the run directory)")
     x.add_argument("--vmlinux", help="the run's kernel, if its manifest's path is gone")
-    x.add_argument("--checkpoint", help="the run's boot checkpoint (per-CPU offsets), if moved")
+    x.add_argument("--checkpoint", help="the run's boot checkpoint (per-CPU offsets), if moved; without it, a "
+                   "checkpoint that is gone, and percpu.json from an earlier analysis in the run directory: those")
     x.add_argument("--symbols", help="instead of a vmlinux: its `nm -S -n --defined-only` listing")
     x.add_argument("--percpu", help="instead of a checkpoint: a JSON file {\"__per_cpu_offset\": [hex, ...]}")
     x.set_defaults(func=main)
@@ -31,6 +32,8 @@ def main(args):
     out.mkdir(parents=True, exist_ok=True)
     print(hotlines.render(result))
     atomic_write_text(out / "hotlines.csv", hotlines.to_csv(result["rows"]))
+    if result.get("percpu_offsets"):       # so that a later analysis names per-CPU lines without the checkpoint
+        atomic_write_text(out / hotlines.PERCPU_FILE, hotlines.percpu_json(result["percpu_offsets"]))
     figs = hotlines.plot(result, str(out / "hotlines"), min(args.top, 12))
     print(f"wrote {out / 'hotlines.csv'}, {figs[0]}")
     return 0
