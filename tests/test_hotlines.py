@@ -133,6 +133,17 @@ def test_an_upgrades_invalidation_is_not_a_hand_off():
     assert lines[0x600].mean_latency == (12 + 20 + 62) / 3 and math.isnan(lines[0x640].mean_latency)
 
 
+def test_a_write_that_invalidates_the_sharers_is_one_ownership_change_no_forward_shows():
+    """Core 1 reads the line core 0 holds modified (a forwarded GETS: both share it); core 3's store
+    then invalidates both copies: two invalidations, one write, and no forward of it."""
+    ev = events((10, 1, "Load", "I", "IS", 0x700), (12, 0, "Fwd_GETS", "M", "S", 0x700),
+                (20, 1, "Data_all_Acks", "IS", "S", 0x700), (30, 3, "Store", "I", "IM", 0x700),
+                (35, 0, "Inv", "S", "I", 0x700), (36, 1, "Inv", "S", "I", 0x700),
+                (50, 3, "Data_all_Acks", "IM", "M", 0x700))
+    c = hotlines.per_line(hotlines.transfers(ev))[0x700]
+    assert (c.gets, c.getx, c.inv, len(c.inv_writes)) == (1, 0, 2, 1)
+
+
 def test_the_oldest_miss_wins_whatever_its_request():
     """A GETX from tick 10 and a GETS from tick 20 wait on a modified line: the GETX is served."""
     ev = events((10, 1, "Store", "I", "IM", 0x400), (20, 2, "Load", "I", "IS", 0x400),

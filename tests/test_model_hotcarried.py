@@ -54,6 +54,20 @@ def test_by_hand_the_work_outside_the_lines_grows_with_the_miss_path_and_an_unsa
     assert c.throughput([40])[0] == pytest.approx(solvers.mva(z, d, 40)["throughput"])
 
 
+def test_a_visit_that_holds_a_write_by_invalidation_carries_the_path_once_per_ownership_change():
+    """A line read and written: per op 2 forwards and 1 write that took it from its sharers by
+    invalidation (no forward), so each visit's hand-off holds 1.5 ownership changes, and 1.5 times the
+    path's growth past the trace; the trace's own demand, and so the think time, are unchanged."""
+    rows = _curve(10_000.0, 40.0)
+    row = dict(_trace(2.0, 100.0)[0], inv_writes_per_op="1.0")
+    c = hotcarried.Carried(rows, [row], Dist().miss_cycles, Dist().transfer_cycles)
+    plain = hotcarried.Carried(rows, _trace(2.0, 100.0), Dist().miss_cycles, Dist().transfer_cycles)
+    assert c.stations[0]["changes"] == 1.5 and plain.stations[0]["changes"] == 1.0
+    assert c.think == pytest.approx(plain.think) and c.at(10)[1] == plain.at(10)[1]
+    assert c.at(40)[1] == [pytest.approx(2.0 * (100.0 + 1.5 * (150 - 9)))]
+    assert c.throughput([40])[0] < plain.throughput([40])[0]
+
+
 def test_a_saturated_line_with_runs_follows_the_ownership_runs():
     rows = _curve(1_000.0, 1.0)
     c = hotcarried.Carried(rows, _trace(0.25, 800.0), Dist().miss_cycles, Dist().transfer_cycles)

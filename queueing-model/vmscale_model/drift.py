@@ -110,7 +110,8 @@ def explain(rows: list, train_max: int, board=None, trace=None) -> dict:
             n_t, st = hot
             d["line"] = {"name": st["name"], "visits": st["visits"], "traced_at": n_t,
                          "allowed": h["cycles"] / (n * st["visits"]),
-                         "carried": st["service"] + max(0.0, board.transfer_cycles(n) - board.transfer_cycles(n_t))}
+                         "carried": st["service"] + st.get("changes", 1.0) * max(0.0, board.transfer_cycles(n)
+                                                                             - board.transfer_cycles(n_t))}
         out["at"][n] = d
     return out
 

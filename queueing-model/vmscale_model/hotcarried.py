@@ -6,14 +6,17 @@ where the trace was made.  Beyond it the cores spread over more sockets, and two
 trace at n_t cores cannot show:
 
     Z(N)   = Z + M (R_bank(N) - R_bank(1)) + F (R_mem(N) - R_mem(1))
-    s_k(N) = s_k + max(0, C(N) - C(n_t))
+    s_k(N) = s_k + c_k max(0, C(N) - C(n_t))
 
 Z = C_1 - sum_k v_k s_k, the work outside the hot lines (the 1-core cost C_1 less the lines'
 demand); M the L1 demand misses not on a hot line (the misses per operation at the largest fitted
 core count less the lines' visits) and F the memory fetches per operation there, each paying the
 round trip to its home bank (and memory channel) of the board at N cores instead of at one; s_k
 line k's traced hand-off, which grows by the board's mean transfer path past the trace's (never
-shrinks below what was traced).
+shrinks below what was traced) once for each of the c_k ownership changes a visit holds: 1 for a
+line only written (a shared atomic), more for one also read, where a write often takes the line
+from its sharers by invalidation between two forwards (`fault`'s rwsem lines: 1.44-1.52 at 20 cores;
+traced at 80, rwlock's mmap_lock line was busy throughout: 779 cycles per forward, 1.69 changes each).
 
 A line the trace found saturated (utilisation >= sockets.SATURATED at n_t) with v_k < 1 is held for
 runs of 1 / v_k operations: the owner keeps working while the next request travels, so a longer
@@ -218,7 +221,7 @@ class Carried:
         demands, runs = [], []
         for s, sat in zip(self.stations, self.saturated):
             r = ownership_runs(s["demand"], s["visits"], 1.0, [reach], [grow], [n]) if sat else None
-            demands.append(r["service"][0] if r else s["visits"] * (s["service"] + grow))
+            demands.append(r["service"][0] if r else s["visits"] * (s["service"] + s.get("changes", 1.0) * grow))
             runs.append(r["k"][0] if r else 1.0)
         handoffs = [0.0] * len(demands)
         for k in self.locks:

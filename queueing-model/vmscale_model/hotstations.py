@@ -4,7 +4,9 @@ A cache line that moves between private caches is a server that one core holds a
 Each operation visits line k v_k times (its forwarded GETX + GETS per op: the transfers that
 hand the line over; invalidations are paid inside the next GETX's latency) and holds it for
 s_k: the line's hand-off time where it queued (the time between two transfers when the next
-requester was already waiting), else its transfer latency (the requester's miss time, which
+requester was already waiting; a write that took the line from its sharers by invalidation falls
+between two forwards and is part of that time: `changes` counts such changes per visit), else its
+transfer latency (the requester's miss time, which
 on a queued line also holds the wait, so it is not a service time there).  Its demand is
 D_k = v_k s_k.  The think time is what the 1-core cost leaves, Z = C_1 - sum D_k, so exact
 MVA at one core gives the measured 1-core throughput by construction; above it the lines
@@ -42,8 +44,13 @@ def stations(rows: list, top: int = 0) -> list:
         service, source = (handoff, "handoff") if handoff > 0 else (_f(r["mean_latency_cycles"]), "latency")
         if not (visits > 0 and service > 0):
             continue
+        # the line's ownership changes per visit: a forward's, and a write's that took the line from
+        # its sharers by invalidation (a trace older than that column: none); a hand-off between two
+        # forwards holds those changes, each a trip over the board
+        hidden = _f(r.get("inv_writes_per_op"))
+        changes = 1 + (hidden / visits if hidden == hidden and hidden > 0 else 0.0)
         out.append({"name": r["name"], "kind": r["kind"], "visits": visits, "service": service,
-                    "demand": visits * service, "service_from": source})
+                    "demand": visits * service, "service_from": source, "changes": changes})
     return sorted(out, key=lambda s: -s["demand"])
 
 

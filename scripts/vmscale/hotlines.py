@@ -22,7 +22,7 @@ from vmscale_gem5 import configini, hotlines, stats
 COLUMNS = ["case", "kernel_variant", "workload", "cores", "rank", "line", "kind", "name", "moves_per_op", "getx_per_op",
            "gets_per_op", "inv_per_op", "share", "mean_latency_cycles", "handoff_cycles", "top_pair",
            "cross_socket_share", "acquisitions_by_socket", "handoff_one_socket_cycles", "handoff_sockets_cycles",
-           "handoff_sockets_share"]
+           "handoff_sockets_share", "inv_writes_per_op"]
 
 
 def cross_socket_share(pairs: dict, socket_cores: int):
@@ -88,7 +88,9 @@ def table(case, counts: dict, ops: float, namer, period: int, top: int, socket_c
                      "acquisitions_by_socket": acquisitions_by_socket(c.pairs, socket_cores),
                      # the queued hand-offs split by where the holder and its waiters sat (one socket, or more)
                      "handoff_one_socket_cycles": one / period, "handoff_sockets_cycles": spread / period,
-                     "handoff_sockets_share": spread_share if socket_cores else math.nan})
+                     "handoff_sockets_share": spread_share if socket_cores else math.nan,
+                     # writes that took the line from its sharers by invalidation, not by a forward
+                     "inv_writes_per_op": len(c.inv_writes) / ops})
     rest = ranked[top:]
     if rest:
         moves = sum(c.moves for c in rest)
@@ -99,7 +101,8 @@ def table(case, counts: dict, ops: float, namer, period: int, top: int, socket_c
                      "inv_per_op": sum(c.inv for c in rest) / ops, "share": moves / total,
                      "mean_latency_cycles": math.nan, "handoff_cycles": math.nan, "top_pair": "",
                      "cross_socket_share": None, "acquisitions_by_socket": "", "handoff_one_socket_cycles": math.nan,
-                     "handoff_sockets_cycles": math.nan, "handoff_sockets_share": math.nan})
+                     "handoff_sockets_cycles": math.nan, "handoff_sockets_share": math.nan,
+                     "inv_writes_per_op": sum(len(c.inv_writes) for c in rest) / ops})
     return rows
 
 
@@ -306,6 +309,9 @@ def render(result: dict) -> str:
                     lines.append(f"      a queued hand-off: {one} cycles while the holder and its waiters sat on one "
                                  f"socket, {many} while they spanned sockets "
                                  f"({100 * r['handoff_sockets_share']:.1f}% of them)")
+            if r["rank"] == 1 and r["inv_writes_per_op"] > 0:
+                lines.append(f"      and {r['inv_writes_per_op']:.3f} writes per op took it from its sharers by "
+                             f"invalidation (ownership changes no forward shows)")
     return "\n".join(lines)
 
 

@@ -134,6 +134,9 @@ class LineCount:
     # the same hand-offs where the holder and the cores waiting for it sat on more than one socket
     spread_sum: int = 0
     spread_n: int = 0
+    # writes served by invalidating the line's sharers (the L2 held it shared): an ownership change
+    # no forward shows, one per requester's miss however many copies it invalidated
+    inv_writes: set = field(default_factory=set)
     pairs: dict = field(default_factory=lambda: defaultdict(int))   # (owner, requester) -> moves
 
     @property
@@ -181,6 +184,8 @@ def per_line(moves, socket_cores: int = 0) -> dict:
             last[t.line] = t
         c = lines.setdefault(t.line, LineCount(t.line))
         setattr(c, t.kind, getattr(c, t.kind) + 1)
+        if t.kind == "inv" and t.requester >= 0:
+            c.inv_writes.add((t.requester, t.start))
         c.pairs[(t.owner, t.requester)] += 1
         if t.latency >= 0:
             c.latency_sum += t.latency
