@@ -104,3 +104,9 @@ def test_the_busiest_traced_line_is_set_against_what_the_measured_rate_leaves_a_
     assert ln["allowed"] == pytest.approx(1_125) and ln["carried"] == pytest.approx(300 + 141)
     assert "busiest traced line (A, 2.00 visits/op)" in drift.line(drift.explain(rows, 10, Board(), trace))
     assert "line" not in drift.explain(rows, 10, Board())["at"][40]       # no trace, no line
+    # a trace of A at the held-out count is set beside what was carried, never used for it
+    assert "traced" not in ln
+    trace.append(dict(trace[1], cores="40", handoff_cycles="480"))
+    ln = drift.explain(rows, 10, Board(), trace)["at"][40]["line"]
+    assert ln["traced"] == 480 and ln["carried"] == pytest.approx(300 + 141)
+    assert "a trace at 40 cores measured 480" in drift.line(drift.explain(rows, 10, Board(), trace))

@@ -77,7 +77,9 @@ def explain(rows: list, train_max: int, board=None, trace=None) -> dict:
     service a visit may take at the measured rate (n / (cycles x visits): a line served that long
     is busy all the time) and the hand-off the board's distances carry it to (traced + transfer
     path growth): where the measured rate leaves a visit about what the distances carry, the line
-    is the bottleneck; where it leaves more, the line queued less than saturation."""
+    is the bottleneck; where it leaves more, the line queued less than saturation.  Where the trace
+    also has the held-out count, 'traced' is the line's hand-off measured there (judged, not used)."""
+    from vmscale_model import hotstations
     by = {}
     for r in rows:
         by.setdefault(int(float(r["cores"])), []).append(r)
@@ -112,6 +114,11 @@ def explain(rows: list, train_max: int, board=None, trace=None) -> dict:
                          "allowed": h["cycles"] / (n * st["visits"]),
                          "carried": st["service"] + st.get("changes", 1.0) * max(0.0, board.transfer_cycles(n)
                                                                              - board.transfer_cycles(n_t))}
+            # a trace of the same case at this held-out count (a check, never an input): its hand-off there
+            there = [x for x in hotstations.stations([r for r in trace if r.get("cores")
+                                                      and int(float(r["cores"])) == n]) if x["name"] == st["name"]]
+            if there:
+                d["line"]["traced"] = there[0]["service"]
         out["at"][n] = d
     return out
 
@@ -140,5 +147,7 @@ def line(ex: dict) -> str:
             s += (f"; busiest traced line ({ln['name'].split(' ')[0]}, {ln['visits']:.2f} visits/op): the measured rate "
                   f"leaves {ln['allowed']:.0f} cycles a visit, the distances carry {ln['carried']:.0f} "
                   f"(utilisation {ln['carried'] / ln['allowed']:.2f} at that service)")
+            if "traced" in ln:
+                s += f", a trace at {n} cores measured {ln['traced']:.0f}"
         parts.append(s)
     return f"  why (from {ex['from']} cores) " + "; ".join(parts)
