@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 
+from vmscale_model import hotstations
 from vmscale_model.methods import _num
 
 
@@ -61,7 +62,6 @@ def point(rows: list) -> dict:
 def busiest_line(trace: list, train_max: int):
     """The traced line with the most demand (visits x hand-off) at the largest traced count not
     above train_max: (cores, hotstations' station), or None."""
-    from vmscale_model import hotstations
     counts = sorted({int(float(r["cores"])) for r in trace if r.get("cores") and int(float(r["cores"])) <= train_max})
     if not counts:
         return None
@@ -79,7 +79,6 @@ def explain(rows: list, train_max: int, board=None, trace=None) -> dict:
     path growth): where the measured rate leaves a visit about what the distances carry, the line
     is the bottleneck; where it leaves more, the line queued less than saturation.  Where the trace
     also has the held-out count, 'traced' is the line's hand-off measured there (judged, not used)."""
-    from vmscale_model import hotstations
     by = {}
     for r in rows:
         by.setdefault(int(float(r["cores"])), []).append(r)
@@ -112,7 +111,7 @@ def explain(rows: list, train_max: int, board=None, trace=None) -> dict:
             n_t, st = hot
             d["line"] = {"name": st["name"], "visits": st["visits"], "traced_at": n_t,
                          "allowed": h["cycles"] / (n * st["visits"]),
-                         "carried": st["service"] + st.get("changes", 1.0) * max(0.0, board.transfer_cycles(n)
+                         "carried": st["service"] + st["changes"] * max(0.0, board.transfer_cycles(n)
                                                                              - board.transfer_cycles(n_t))}
             # a trace of the same case at this held-out count (a check, never an input): its hand-off there
             there = [x for x in hotstations.stations([r for r in trace if r.get("cores")

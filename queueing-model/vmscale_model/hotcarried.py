@@ -16,7 +16,7 @@ line k's traced hand-off, which grows by the board's mean transfer path past the
 shrinks below what was traced) once for each of the c_k ownership changes a visit holds: 1 for a
 line only written (a shared atomic), more for one also read, where a write often takes the line
 from its sharers by invalidation between two forwards (`fault`'s rwsem lines: 1.44-1.52 at 20 cores;
-traced at 80, rwlock's mmap_lock line was busy throughout: 779 cycles per forward, 1.69 changes each).
+traced at 80, rwlock's mmap_lock line was busy throughout: 742 cycles a queued hand-off, 1.70 changes each).
 
 A line the trace found saturated (utilisation >= sockets.SATURATED at n_t) with v_k < 1 is held for
 runs of 1 / v_k operations: the owner keeps working while the next request travels, so a longer
@@ -221,7 +221,7 @@ class Carried:
         demands, runs = [], []
         for s, sat in zip(self.stations, self.saturated):
             r = ownership_runs(s["demand"], s["visits"], 1.0, [reach], [grow], [n]) if sat else None
-            demands.append(r["service"][0] if r else s["visits"] * (s["service"] + s.get("changes", 1.0) * grow))
+            demands.append(r["service"][0] if r else s["visits"] * (s["service"] + s["changes"] * grow))
             runs.append(r["k"][0] if r else 1.0)
         handoffs = [0.0] * len(demands)
         for k in self.locks:

@@ -17,6 +17,7 @@ for n in ${COUNTS:-10 20 40}; do
         --kernel-variant stock --param refcount.iters=2000 --param refcount.chunk=100 --out "$d"
     (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini)
   fi
-  # the analysis, re-made from the kept trace every time (gem5 is not needed for it)
+  # the analysis, re-made from the kept trace every time (gem5 is not needed for it; percpu.json keeps the
+  # per-CPU offsets of a boot checkpoint since replaced)
   .venv/bin/vmscale hotlines "$d" --top 5 > "$d/hotlines.txt"
 done

@@ -106,29 +106,6 @@ def table(case, counts: dict, ops: float, namer, period: int, top: int, socket_c
     return rows
 
 
-class _Parts(io.RawIOBase):
-    """Files read one after another as one stream (`cat part-*`)."""
-    def __init__(self, paths):
-        self._files = [open(p, "rb") for p in paths]
-
-    def readable(self):
-        return True
-
-    def readinto(self, buf):
-        while self._files:
-            n = self._files[0].readinto(buf)
-            if n:
-                return n
-            self._files.pop(0).close()
-        return 0
-
-    def close(self):
-        for f in self._files:
-            f.close()
-        self._files = []
-        super().close()
-
-
 def read_run(run_dir: Path) -> dict:
     run_dir = Path(run_dir)
     m5out = run_dir / "m5out"
@@ -151,7 +128,8 @@ def read_run(run_dir: Path) -> dict:
     ini = m5out / "config.ini"
     cfg = configini.parse(ini.read_text() if ini.is_file() else gzip.open(f"{ini}.gz", "rt").read())
     period = int(cfg["board.clk_domain"]["clock"]) if cfg.has_section("board.clk_domain") else 333
-    source = _Parts(parts) if not events.is_file() else events
+    # the parts read in order as one xz stream (`cat part-*`): a record's trace is a few MB
+    source = events if events.is_file() else io.BytesIO(b"".join(p.read_bytes() for p in parts))
     with (lzma.open(source, "rt") if events.suffix == ".xz" else gzip.open(source, "rt")) as f:
         evs = list(hotlines.read_events(f))
     console = next((p for p in (run_dir / "console.log", run_dir / "console.log.gz") if p.is_file()), None)
