@@ -100,6 +100,28 @@ def test_the_hand_off_time_is_the_mean_of_back_to_back_gaps():
     assert (c.busy_n, c.handoff, dict(c.pairs)) == (1, 23, {(0, 3): 1, (3, 1): 1})
 
 
+def test_the_busy_hand_off_also_holds_gaps_to_a_newcomer_while_others_still_waited():
+    """Cores 1 and 2 wait from 0; 0 -> 1 at 10.  Core 2's read stays open until 50 (the L2 answers it: no
+    forward), core 3 asks at 40 and gets the line from 1 at 60: not waiting at 10, so no queued hand-off,
+    but core 2 still wanted the line when 3 asked, so the gap 10 -> 60 was busy (50 ticks).  Core 4 asks
+    at 200, after every miss ended: the gap 60 -> 220 held idle time and is neither."""
+    ev = events((0, 1, "Store", "I", "IM", 0x100), (0, 2, "Load", "I", "IS", 0x100),
+                (10, 0, "Fwd_GETX", "M", "I", 0x100), (15, 1, "Data_all_Acks", "IM", "M", 0x100),
+                (40, 3, "Store", "I", "IM", 0x100), (50, 2, "Data_all_Acks", "IS", "S", 0x100),
+                (60, 1, "Fwd_GETX", "M", "I", 0x100), (70, 3, "Data_all_Acks", "IM", "M", 0x100),
+                (200, 4, "Store", "I", "IM", 0x100), (220, 3, "Fwd_GETX", "M", "I", 0x100),
+                (240, 4, "Data_all_Acks", "IM", "M", 0x100))
+    moves = hotlines.transfers(ev)
+    assert [(t.requester, t.others_until) for t in moves] == [(1, 50), (3, -1), (4, -1)]
+    c = hotlines.per_line(moves)[0x100]
+    assert (c.busy_n, c.demand_n, c.busy_handoff) == (0, 1, 50) and math.isnan(c.handoff)
+    # had core 2's miss ended at 35, before 3 asked, the line idled between: no busy gap
+    early = [e if (e.core, e.event) != (2, "Data_all_Acks") else type(e)(35, 2, e.event, e.state, e.next, e.line)
+             for e in ev]
+    c = hotlines.per_line(hotlines.transfers(sorted(early, key=lambda e: e.tick)))[0x100]
+    assert c.demand_n == 0 and math.isnan(c.busy_handoff)
+
+
 def test_queued_hand_offs_split_by_whether_the_holder_and_its_waiters_spanned_sockets():
     """Two cores per socket.  Cores 1 and 2 wait from 0; 0 -> 1 at 10; 3 waits from 55; 1 -> 2 at 60 (1
     held it while 2 waited: sockets 0 and 1, a 50-tick gap); 2 -> 3 at 80 (2 held it while 3 waited:

@@ -28,6 +28,12 @@ def test_stations_take_transfers_and_latency_of_ranked_lines_only():
     # a line that queued is served for its hand-off time: its latency also holds the wait
     [q] = hs.stations([row("1", "1", "0", "0", "103", "queued", handoff="22")])
     assert (q["service"], q["service_from"], q["demand"]) == (22.0, "handoff", 22.0)
+    # where the trace has it, the gap between forwards while the line was wanted throughout (which
+    # also holds gaps to a newcomer while the waiting were served by no forward) is the service
+    [b] = hs.stations([dict(row("1", "1", "0", "0", "103", "busy", handoff="22"), busy_handoff_cycles="30")])
+    assert (b["service"], b["service_from"], b["demand"]) == (30.0, "busy", 30.0)
+    [n] = hs.stations([dict(row("1", "1", "0", "0", "103", "old", handoff="22"), busy_handoff_cycles="nan")])
+    assert n["service_from"] == "handoff"
 
 
 def test_stations_edges_rank_order_top_and_which_service_time():

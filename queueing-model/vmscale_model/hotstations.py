@@ -3,8 +3,9 @@
 A cache line that moves between private caches is a server that one core holds at a time.
 Each operation visits line k v_k times (its forwarded GETX + GETS per op: the transfers that
 hand the line over; invalidations are paid inside the next GETX's latency) and holds it for
-s_k: the line's hand-off time where it queued (the time between two transfers when the next
-requester was already waiting; a write that took the line from its sharers by invalidation falls
+s_k: the line's hand-off time where it queued (the time between two forwards while some core wanted
+the line throughout: the next requester was already waiting, or a core waiting at the first still
+was when the next asked; a write that took the line from its sharers by invalidation falls
 between two forwards and is part of that time: `changes` counts such changes per visit), else its
 transfer latency (the requester's miss time, which
 on a queued line also holds the wait, so it is not a service time there).  Its demand is
@@ -40,8 +41,12 @@ def stations(rows: list, top: int = 0) -> list:
         if top and int(r["rank"]) > top:
             continue
         visits = _f(r["getx_per_op"]) + _f(r["gets_per_op"])
-        handoff = _f(r.get("handoff_cycles"))
-        service, source = (handoff, "handoff") if handoff > 0 else (_f(r["mean_latency_cycles"]), "latency")
+        # the line's occupancy per forward while it was wanted throughout (a trace older than that
+        # column: the gaps to a requester already waiting, which leave out those where it went to a
+        # newcomer while the waiting were served by no forward), else, never queued, its latency
+        busy, handoff = _f(r.get("busy_handoff_cycles")), _f(r.get("handoff_cycles"))
+        service, source = ((busy, "busy") if busy > 0 else (handoff, "handoff") if handoff > 0
+                           else (_f(r["mean_latency_cycles"]), "latency"))
         if not (visits > 0 and service > 0):
             continue
         # the line's ownership changes per visit: a forward's, and a write's that took the line from

@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-local-hotlines
-for n in ${COUNTS:-10 20}; do
+for n in ${COUNTS:-10}; do
   for v in ${VARIANTS:-stock}; do
     d=$out/$(printf %03dc $n)-local-$v
     iters=$(( n >= 400 ? 1 : 400 / n ))

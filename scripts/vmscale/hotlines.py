@@ -22,7 +22,7 @@ from vmscale_gem5 import configini, hotlines, stats
 COLUMNS = ["case", "kernel_variant", "workload", "cores", "rank", "line", "kind", "name", "moves_per_op", "getx_per_op",
            "gets_per_op", "inv_per_op", "share", "mean_latency_cycles", "handoff_cycles", "top_pair",
            "cross_socket_share", "acquisitions_by_socket", "handoff_one_socket_cycles", "handoff_sockets_cycles",
-           "handoff_sockets_share", "inv_writes_per_op"]
+           "handoff_sockets_share", "inv_writes_per_op", "busy_handoff_cycles"]
 
 
 def cross_socket_share(pairs: dict, socket_cores: int):
@@ -90,7 +90,9 @@ def table(case, counts: dict, ops: float, namer, period: int, top: int, socket_c
                      "handoff_one_socket_cycles": one / period, "handoff_sockets_cycles": spread / period,
                      "handoff_sockets_share": spread_share if socket_cores else math.nan,
                      # writes that took the line from its sharers by invalidation, not by a forward
-                     "inv_writes_per_op": len(c.inv_writes) / ops})
+                     "inv_writes_per_op": len(c.inv_writes) / ops,
+                     # the gap between forwards while the line was wanted throughout: the station's service
+                     "busy_handoff_cycles": c.busy_handoff / period if c.demand_n else math.nan})
     rest = ranked[top:]
     if rest:
         moves = sum(c.moves for c in rest)
@@ -102,7 +104,7 @@ def table(case, counts: dict, ops: float, namer, period: int, top: int, socket_c
                      "mean_latency_cycles": math.nan, "handoff_cycles": math.nan, "top_pair": "",
                      "cross_socket_share": None, "acquisitions_by_socket": "", "handoff_one_socket_cycles": math.nan,
                      "handoff_sockets_cycles": math.nan, "handoff_sockets_share": math.nan,
-                     "inv_writes_per_op": sum(len(c.inv_writes) for c in rest) / ops})
+                     "inv_writes_per_op": sum(len(c.inv_writes) for c in rest) / ops, "busy_handoff_cycles": math.nan})
     return rows
 
 
@@ -287,6 +289,9 @@ def render(result: dict) -> str:
                     lines.append(f"      a queued hand-off: {one} cycles while the holder and its waiters sat on one "
                                  f"socket, {many} while they spanned sockets "
                                  f"({100 * r['handoff_sockets_share']:.1f}% of them)")
+            if r["rank"] == 1 and r["busy_handoff_cycles"] == r["busy_handoff_cycles"]:
+                lines.append(f"      while some core wanted it throughout, {r['busy_handoff_cycles']:.0f} cycles between "
+                             f"forwards (the hot-line station's service)")
             if r["rank"] == 1 and r["inv_writes_per_op"] > 0:
                 lines.append(f"      and {r['inv_writes_per_op']:.3f} writes per op took it from its sharers by "
                              f"invalidation (ownership changes no forward shows)")

@@ -57,6 +57,7 @@ class Transfer:
     latency: int = -1    # ticks from the requester's miss to its completion, -1: not seen
     start: int = -1      # the tick the requester's miss began, -1: no requester
     waiting: tuple = ()  # the cores with a miss open on the line as it moved (the requester included)
+    others_until: int = -1  # the latest tick a miss of the others in waiting stayed open (-1: none ended)
 
 
 def parse_line(text: str):
@@ -98,6 +99,7 @@ def transfers(events):
     """The line moves of an event stream (in tick order), each with its requester and latency."""
     open_miss = defaultdict(dict)      # line -> core -> (tick, request)
     pending = defaultdict(list)        # (line, requester) -> transfers awaiting the miss's end
+    watching = defaultdict(list)       # (line, core) -> transfers that core's open miss waited through
     out = []
     for ev in events:
         if ev.event in MOVES:
@@ -107,6 +109,9 @@ def transfers(events):
                 t = Transfer(ev.tick, ev.line, MOVES[ev.event], ev.core, req, misses[req][1], start=misses[req][0],
                              waiting=tuple(sorted(misses)))
                 pending[(ev.line, req)].append((t, misses[req][0]))
+                for c in misses:
+                    if c != req:
+                        watching[(ev.line, c)].append(t)
             else:
                 t = Transfer(ev.tick, ev.line, MOVES[ev.event], ev.core, -1, "")
             out.append(t)
@@ -118,6 +123,8 @@ def transfers(events):
             del open_miss[ev.line][ev.core]
             for t, start in pending.pop((ev.line, ev.core), []):
                 t.latency = ev.tick - start
+            for t in watching.pop((ev.line, ev.core), []):
+                t.others_until = max(t.others_until, ev.tick)
     return out
 
 
@@ -131,6 +138,10 @@ class LineCount:
     latency_n: int = 0
     busy_sum: int = 0    # hand-offs with the next requester already waiting: ticks between them
     busy_n: int = 0
+    # every gap between two forwards through which some core wanted the line: the next requester was
+    # waiting, or a core that waited at the first forward still did when the next requester's miss began
+    demand_sum: int = 0
+    demand_n: int = 0
     # the same hand-offs where the holder and the cores waiting for it sat on more than one socket
     spread_sum: int = 0
     spread_n: int = 0
@@ -154,6 +165,15 @@ class LineCount:
         A requester's own latency also holds its wait in the queue; this does not."""
         return self.busy_sum / self.busy_n if self.busy_n else float("nan")
 
+    @property
+    def busy_handoff(self) -> float:
+        """The line's occupancy per forward while it was wanted: the mean gap between two forwards
+        through which some core wanted it (nan: never).  It holds the gaps `handoff` leaves out, where
+        the line went to a core that asked after others already waiting, who were served between by
+        no forward (a write that invalidated sharers, a read the L2 answered): the line was busy all
+        through them, so at the load where newcomers rarely win (the queue is long) the two agree."""
+        return self.demand_sum / self.demand_n if self.demand_n else float("nan")
+
     def handoff_by_span(self) -> tuple:
         """(mean hand-off while the holder and its waiters sat on one socket, mean while they spanned
         sockets, the share of queued hand-offs that spanned); nan where none.  A queue of one
@@ -173,6 +193,9 @@ def per_line(moves, socket_cores: int = 0) -> dict:
     for t in moves:
         if t.kind != "inv" and t.requester >= 0:
             prev = last.get(t.line)
+            if prev is not None and t.start >= 0 and (t.start <= prev.tick or prev.others_until >= t.start):
+                lines[t.line].demand_sum += t.tick - prev.tick
+                lines[t.line].demand_n += 1
             if prev is not None and 0 <= t.start <= prev.tick:
                 c = lines[t.line]
                 c.busy_sum += t.tick - prev.tick
