@@ -277,6 +277,27 @@ def test_real_trace_names_the_shared_atomic_as_stocks_hot_line(fixture_result):
     assert refcache[0]["moves_per_op"] < 0.1 * top["moves_per_op"]
 
 
+def test_real_trace_times_its_top_lines_forwards_over_the_roi(fixture_result):
+    """Every forward of each case's top line falls in one of its time line's 100 slices, and its quiet
+    share is the time line's.  This early 2-core run's ROI began long before its threads' pairs: the
+    shared atomic moved only in its last fifth, in two bursts (the two threads' halves)."""
+    for chk in fixture_result["checks"]:
+        top = next(r for r in fixture_result["rows"] if r["case"] == chk["case"] and r["rank"] == 1)
+        assert len(chk["timeline"]) == 100 and chk["roi_cycles"] > 0
+        assert sum(chk["timeline"]) == round((top["getx_per_op"] + top["gets_per_op"]) * chk["ops"])
+        assert top["quiet_share"] == hotlines.quiet_share(chk["timeline"])
+    stock = next(c for c in fixture_result["checks"] if c["case"] == 1)["timeline"]
+    assert sum(stock[:75]) == 0 and sum(stock[75:]) > 0
+    assert all(math.isnan(r["quiet_share"]) for r in fixture_result["rows"] if r["rank"] != 1)
+
+
+def test_a_time_line_counts_ticks_per_slice_and_its_quiet_share_is_relative_to_its_busiest_tenth():
+    assert hotlines.timeline([0, 5, 9, 10, 99, 100, 101, -1], 0, 100, 10) == [3, 1, 0, 0, 0, 0, 0, 0, 0, 2]
+    # a phase of 20 per slice, then a quiet one: 3 of 10 slices under a tenth of 20
+    assert hotlines.quiet_share([20] * 7 + [1, 0, 1]) == pytest.approx(0.3)
+    assert hotlines.quiet_share([5] * 10) == 0 and math.isnan(hotlines.quiet_share([0, 0]))
+
+
 def test_real_trace_rows_add_up_and_no_line_is_dropped(fixture_result):
     for case in (1, 2):
         rows = [r for r in fixture_result["rows"] if r["case"] == case]
@@ -296,6 +317,7 @@ def test_cli_writes_the_table_and_figure_and_refuses_a_run_without_a_trace(tmp_p
                                                        ("2", "1"), ("2", "2"), ("2", "3"), ("2", "")]
     assert rows[0]["name"].startswith("bench_atomic") and float(rows[0]["getx_per_op"]) > 0.5
     assert "bench_atomic" in r.stdout and (tmp_path / "hotlines.png").stat().st_size > 10000
+    assert (tmp_path / "hotlines-time.png").stat().st_size > 10000 and "hotlines-time.png" in r.stdout
     r = vmscale("hotlines", FIX, "--out", tmp_path, "--vmlinux", tmp_path / "missing")
     assert r.returncode != 0 and "vmlinux" in r.stderr
     bare = tmp_path / "bare"

@@ -22,7 +22,7 @@ from vmscale_gem5 import configini, hotlines, stats
 COLUMNS = ["case", "kernel_variant", "workload", "cores", "rank", "line", "kind", "name", "moves_per_op", "getx_per_op",
            "gets_per_op", "inv_per_op", "share", "mean_latency_cycles", "handoff_cycles", "top_pair",
            "cross_socket_share", "acquisitions_by_socket", "handoff_one_socket_cycles", "handoff_sockets_cycles",
-           "handoff_sockets_share", "inv_writes_per_op", "busy_handoff_cycles"]
+           "handoff_sockets_share", "inv_writes_per_op", "busy_handoff_cycles", "quiet_share"]
 
 
 def cross_socket_share(pairs: dict, socket_cores: int):
@@ -68,8 +68,9 @@ def socket_cores_of(manifest: dict) -> int:
     return b.socket_cores if b.topology == "sockets" else 0
 
 
-def table(case, counts: dict, ops: float, namer, period: int, top: int, socket_cores: int = 0) -> list:
-    """Rows for one ROI: its `top` lines by moves, then one row for all the others."""
+def table(case, counts: dict, ops: float, namer, period: int, top: int, socket_cores: int = 0, quiet=math.nan) -> list:
+    """Rows for one ROI: its `top` lines by moves, then one row for all the others; quiet: the top
+    line's quiet share of the ROI (hotlines.quiet_share), in its row."""
     total = sum(c.moves for c in counts.values()) or 1
     ranked = sorted(counts.values(), key=lambda c: (-c.moves, c.line))
     rows = []
@@ -92,7 +93,8 @@ def table(case, counts: dict, ops: float, namer, period: int, top: int, socket_c
                      # writes that took the line from its sharers by invalidation, not by a forward
                      "inv_writes_per_op": len(c.inv_writes) / ops,
                      # the gap between forwards while the line was wanted throughout: the station's service
-                     "busy_handoff_cycles": c.busy_handoff / period if c.demand_n else math.nan})
+                     "busy_handoff_cycles": c.busy_handoff / period if c.demand_n else math.nan,
+                     "quiet_share": quiet if rank == 1 else math.nan})
     rest = ranked[top:]
     if rest:
         moves = sum(c.moves for c in rest)
@@ -104,7 +106,8 @@ def table(case, counts: dict, ops: float, namer, period: int, top: int, socket_c
                      "mean_latency_cycles": math.nan, "handoff_cycles": math.nan, "top_pair": "",
                      "cross_socket_share": None, "acquisitions_by_socket": "", "handoff_one_socket_cycles": math.nan,
                      "handoff_sockets_cycles": math.nan, "handoff_sockets_share": math.nan,
-                     "inv_writes_per_op": sum(len(c.inv_writes) for c in rest) / ops, "busy_handoff_cycles": math.nan})
+                     "inv_writes_per_op": sum(len(c.inv_writes) for c in rest) / ops, "busy_handoff_cycles": math.nan,
+                     "quiet_share": math.nan})
     return rows
 
 
@@ -198,15 +201,20 @@ def analyse(run_dir: Path, top: int = 15, vmlinux=None, checkpoint=None, namer=N
         moves = hotlines.transfers(evs)
         counts = hotlines.per_line(moves, sockets)
         pm = maps.get(row.get("case_id"))
+        # the top line's forwards over the ROI, in 100 slices: when the threads wanted it
+        (b, e), first = run["rois"][i], max(counts.values(), key=lambda c: (c.moves, -c.line), default=None)
+        line = hotlines.timeline([t.tick for t in moves if first is not None and t.line == first.line
+                                  and t.kind != "inv" and t.requester >= 0], b, e)
         out += table(row, counts, row["ops"], namer if pm is None else namer.with_physmap(pm), run["period"], top,
-                     sockets)
+                     sockets, hotlines.quiet_share(line))
         traced_getx = sum(1 for t in moves if t.kind == "getx")
         stat_getx = stats.summary(run["dumps"][i], row["ops"]).get("l1_fwd_getx") if i < len(run["dumps"]) else None
         checks.append({"case": row.get("case_id"), "kernel_variant": row.get("kernel_variant"),
                        "workload": row.get("workload"), "ops": row["ops"], "traced_fwd_getx": traced_getx,
                        "stats_fwd_getx": stat_getx, "lines": len(counts), "moves": len(moves),
                        "physmap_frames": len(pm.frames) if pm else 0, "physmap_damaged": pm.damaged if pm else 0,
-                       "cores_per_socket": sockets, "uniform_cross_share": uniform_cross_share(int(run["manifest"]["cores"]), sockets)})
+                       "cores_per_socket": sockets, "uniform_cross_share": uniform_cross_share(int(run["manifest"]["cores"]), sockets),
+                       "timeline": line, "roi_cycles": (e - b) / run["period"]})
     return {"rows": out, "checks": checks, "percpu_offsets": offsets}
 
 
@@ -292,10 +300,31 @@ def render(result: dict) -> str:
             if r["rank"] == 1 and r["busy_handoff_cycles"] == r["busy_handoff_cycles"]:
                 lines.append(f"      while some core wanted it throughout, {r['busy_handoff_cycles']:.0f} cycles between "
                              f"forwards (the hot-line station's service)")
+            if r["rank"] == 1 and r["quiet_share"] == r["quiet_share"]:
+                lines.append(f"      its forwards over the ROI: under a tenth of their busiest rate "
+                             f"{100 * r['quiet_share']:.0f}% of the time (hotlines-time.png)")
             if r["rank"] == 1 and r["inv_writes_per_op"] > 0:
                 lines.append(f"      and {r['inv_writes_per_op']:.3f} writes per op took it from its sharers by "
                              f"invalidation (ownership changes no forward shows)")
     return "\n".join(lines)
+
+
+def plot_timeline(result: dict, stem: str) -> list:
+    """One panel per case: its top line's forwards in each hundredth of the ROI."""
+    from vmscale.plots import plt, save_figure
+    cases = [c for c in result["checks"] if c.get("timeline")]
+    if not cases:
+        return []
+    fig, axes = plt.subplots(len(cases), 1, figsize=(9, 2.2 * len(cases) + 0.5), squeeze=False)
+    for ax, chk in zip(axes[:, 0], cases):
+        n, span = len(chk["timeline"]), chk["roi_cycles"] / 1e6
+        top = next((r for r in result["rows"] if r["case"] == chk["case"] and r["rank"] == 1), None)
+        ax.bar([span * (k + 0.5) / n for k in range(n)], chk["timeline"], width=span / n, color="tab:red")
+        ax.set_xlabel("ROI time (million cycles)")
+        ax.set_ylabel(f"forwards per {span / n * 1e3:.0f}k cycles", fontsize=8)
+        ax.set_title(f"{chk['kernel_variant']} / {chk['workload']}: when the top line moved"
+                     + (f" ({top['name'][:40]})" if top else ""), fontsize=9)
+    return save_figure(fig, stem)
 
 
 def plot(result: dict, stem: str, top: int = 10) -> list:

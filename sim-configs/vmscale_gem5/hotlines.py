@@ -216,6 +216,27 @@ def per_line(moves, socket_cores: int = 0) -> dict:
     return lines
 
 
+def timeline(ticks, begin: int, end: int, slices: int = 100) -> list:
+    """How many of `ticks` fall in each of `slices` equal parts of [begin, end] (the last holds end)."""
+    out = [0] * slices
+    span = max(1, end - begin)
+    for t in ticks:
+        if begin <= t <= end:
+            out[min(slices - 1, (t - begin) * slices // span)] += 1
+    return out
+
+
+def quiet_share(counts: list, floor: float = 0.1) -> float:
+    """The share of a time line's slices with fewer than `floor` times the count of its busiest tenth
+    (its 90th percentile): a line's forwards over a ROI whose threads work in step (`fault`'s rounds: a
+    phase of faults, then every thread checks its pages and gives them back) are quiet that share of
+    the time, however hard they queue in between.  nan for an empty line."""
+    if not counts or not any(counts):
+        return float("nan")
+    busy = sorted(counts)[min(len(counts) - 1, int(0.9 * len(counts)))]
+    return sum(1 for c in counts if c < floor * busy) / len(counts)
+
+
 def split_rois(events, rois):
     """Events -> one list per ROI; rois: [(begin tick, end tick)] from the run's hotlines-rois.txt."""
     out = [[] for _ in rois]

@@ -35,5 +35,6 @@ def main(args):
     if result.get("percpu_offsets"):       # so that a later analysis names per-CPU lines without the checkpoint
         atomic_write_text(out / hotlines.PERCPU_FILE, hotlines.percpu_json(result["percpu_offsets"]))
     figs = hotlines.plot(result, str(out / "hotlines"), min(args.top, 12))
-    print(f"wrote {out / 'hotlines.csv'}, {figs[0]}")
+    figs += hotlines.plot_timeline(result, str(out / "hotlines-time"))
+    print(f"wrote {out / 'hotlines.csv'}, {', '.join(f for f in figs if f.endswith('.png'))}")
     return 0
