@@ -285,9 +285,12 @@ def test_real_trace_times_its_top_lines_forwards_over_the_roi(fixture_result):
         top = next(r for r in fixture_result["rows"] if r["case"] == chk["case"] and r["rank"] == 1)
         assert len(chk["timeline"]) == 100 and chk["roi_cycles"] > 0
         assert sum(chk["timeline"]) == round((top["getx_per_op"] + top["gets_per_op"]) * chk["ops"])
-        assert top["quiet_share"] == hotlines.quiet_share(chk["timeline"])
+        want = hotlines.quiet_share(chk["timeline"])
+        assert top["quiet_share"] == want or (math.isnan(want) and math.isnan(top["quiet_share"]))
     stock = next(c for c in fixture_result["checks"] if c["case"] == 1)["timeline"]
     assert sum(stock[:75]) == 0 and sum(stock[75:]) > 0
+    # Refcache's top line moved 7 times in the ROI: too rarely for its empty slices to be a phase
+    assert math.isnan(next(r for r in fixture_result["rows"] if r["case"] == 2 and r["rank"] == 1)["quiet_share"])
     assert all(math.isnan(r["quiet_share"]) for r in fixture_result["rows"] if r["rank"] != 1)
 
 
@@ -295,7 +298,9 @@ def test_a_time_line_counts_ticks_per_slice_and_its_quiet_share_is_relative_to_i
     assert hotlines.timeline([0, 5, 9, 10, 99, 100, 101, -1], 0, 100, 10) == [3, 1, 0, 0, 0, 0, 0, 0, 0, 2]
     # a phase of 20 per slice, then a quiet one: 3 of 10 slices under a tenth of 20
     assert hotlines.quiet_share([20] * 7 + [1, 0, 1]) == pytest.approx(0.3)
-    assert hotlines.quiet_share([5] * 10) == 0 and math.isnan(hotlines.quiet_share([0, 0]))
+    assert hotlines.quiet_share([25] * 10) == 0 and math.isnan(hotlines.quiet_share([0, 0]))
+    # a line that moves a few times a slice at its busiest: its empty slices are chance, not a phase
+    assert math.isnan(hotlines.quiet_share([5, 0, 4, 0, 6, 1, 0, 5, 3, 0]))
 
 
 def test_real_trace_rows_add_up_and_no_line_is_dropped(fixture_result):

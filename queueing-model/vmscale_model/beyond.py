@@ -16,7 +16,7 @@ Pure: rows in, rows out (the CLI reads the files and draws).
 
 import numpy as np
 
-from vmscale_model import hotcarried, methods, study
+from vmscale_model import hotcarried, methods, phases, study
 
 TOPOLOGIES = ("sockets", "crossbar", "mesh")
 CORES = (160, 1024, 4096)
@@ -63,13 +63,16 @@ def predict(rows: list, traces: list, holds: list, train_max: int = 20, cores=CO
         fitted = []
         for topo in topologies:
             board = board_on(label, topo)
-            method = (hotcarried.HotLocksOnBoard(trace, held, board) if held
-                      else hotcarried.HotLinesOnBoard(trace, board))
-            try:
-                fitted.append((topo, method.name, method.fit(known)))
-            except methods.NoModel as e:
-                if progress:
-                    progress(f"{w}/{v} on {topo}: {e}")
+            chosen = [hotcarried.HotLocksOnBoard(trace, held, board) if held
+                      else hotcarried.HotLinesOnBoard(trace, board)]
+            if held and w in phases.REARM:      # its rounds' phases in step, as the study judges it too
+                chosen.append(hotcarried.HotPhasesOnBoard(trace, held, board, w))
+            for method in chosen:
+                try:
+                    fitted.append((topo, method.name, method.fit(known)))
+                except methods.NoModel as e:
+                    if progress:
+                        progress(f"{w}/{v} on {topo}: {method.name}: {e}")
         try:
             fitted.append(("any", "usl", methods.USL().fit(known)))
         except (methods.NoModel, ValueError) as e:

@@ -266,7 +266,8 @@ def _add_study(sub):
                     "models too (on a sockets board, also carried by its distances)")
     st.add_argument("--holds", metavar="CSV", nargs="+",
                     help="holds.csv files (`vmscale threads` of a run with --gem5 roi_profile=N): a traced case on a "
-                    "sockets board is judged with its locks as stations too (hotlocks)")
+                    "sockets board is judged with its locks as stations too (hotlocks), and a workload whose threads "
+                    "run its rounds in step (fault) in those phases (phases)")
     st.add_argument("--out", help="output directory (default: TABLE-study/)")
     st.add_argument("--note", help="a line of provenance printed on the figures")
     st.set_defaults(func=_guarded(_study))

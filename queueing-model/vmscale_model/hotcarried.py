@@ -51,7 +51,7 @@ Pure: rows and functions in, numbers out.
 import numpy as np
 
 from vmscale_model import fit as fitlib
-from vmscale_model import hotstations, methods, solvers
+from vmscale_model import hotstations, methods, phases, solvers
 from vmscale_model.sockets import SATURATED, ownership_runs, per_op
 
 BAND_Z = 1.645      # a 5-95% band's edges, in standard errors
@@ -75,6 +75,8 @@ LOCK_OF_SITE = {"folio_batch_move_lru": "lru_lock", "folios_put_refs": "lru_lock
 
 
 def lock_of(site: str) -> str:
+    if site.startswith(phases.PREFIX):       # a site's share in a later phase: that phase's queue for its lock
+        return phases.PREFIX + lock_of(site[len(phases.PREFIX):])
     base = site.split(".")[0]
     return LOCK_OF_SITE.get(base, base)
 
@@ -291,3 +293,64 @@ class HotLocksOnBoard(HotLinesOnBoard):
                          + (f", hand-off to a sleeper {k['handoff']:.4g} (+{k['handoff_per_transfer']:.2g})"
                             if k.get("handoff") else "") for k in p["locks"])
         return HotLinesOnBoard.describe(p) + f"; locks: {held}"
+
+
+class HotPhasesOnBoard(HotLocksOnBoard):
+    """The hot lines and lock holds, carried, queued in the phases the workload's threads run in step
+    (vmscale_model.phases): the faults' stations, then the re-arm's, one round after the other."""
+    name, label = "phases", "hot lines and lock holds in the workload's in-step phases, carried, not fitted"
+
+    def __init__(self, trace_rows: list, hold_rows: list, board, workload: str, top: int = 0):
+        super().__init__(trace_rows, hold_rows, board, top)
+        self.workload = workload
+
+    def fit(self, rows) -> methods.Model:
+        params = {k.split(".", 1)[1]: v for k, v in rows[0].items() if k.startswith("params.") and v not in ("", None)}
+        try:
+            held = phases.split_holds(self.workload, self.hold_rows, params)
+        except ValueError as e:
+            raise methods.NoModel(str(e)) from e
+        made = [self._carried(rows, held, 0.0)]
+        try:    # the band: every lock's rate at the 5% and 95% of its sampling error (as HotLocksOnBoard's)
+            made += [self._carried(rows, held, z) for z in (BAND_Z, -BAND_Z)]
+        except methods.NoModel:
+            made += made * 2
+        c, quiet, share = made[0]
+        info = {**self._params(c), "locks": [dict(lk) for lk in c.locks], "quiet_per_op": quiet,
+                "rearm_share": share}
+        return methods.Model(self.name, info, lambda cores: methods.Prediction(
+            *(self._throughput(*m, cores) for m in made)))
+
+    def _carried(self, rows, held, lock_z):
+        c = Carried(rows, self.trace_rows, self.board.miss_cycles, self.board.transfer_cycles, self.top, held, lock_z)
+        if not any(k["name"].startswith(phases.PREFIX) for k in c.locks):
+            raise methods.NoModel("no lock holds of the re-arm profiled at or below the fitted core counts")
+        top = [r for r in self.trace_rows if int(r["cores"]) == c.n_t and str(r.get("rank")) == "1"]
+        quiet = methods._num(top[0], "quiet_cycles_per_op") if top else float("nan")
+        if not quiet == quiet:
+            raise methods.NoModel(f"the trace at {c.n_t} cores has no quiet time per operation "
+                                  "(`vmscale hotlines` of its run measures it)")
+        z, _, _, d_r = self._phase(c, c.n_t)
+        z_r = phases.rearm_think(quiet, d_r, c.n_t)
+        return c, quiet, min(1.0, z_r / z) if z > 0 else 0.0
+
+    @staticmethod
+    def _phase(c: Carried, n: int) -> tuple:
+        """(Z(N), the faults' demands, their hand-offs, the re-arm's demands) at n cores."""
+        z, demands, _, handoffs = c.at(n)
+        names = [s["name"] for s in c.stations] + [k["name"] for k in c.locks]
+        rearm = [nm.startswith(phases.PREFIX) for nm in names]
+        return (z, [d for d, r in zip(demands, rearm) if not r], [h for h, r in zip(handoffs, rearm) if not r],
+                [d for d, r in zip(demands, rearm) if r])
+
+    def _throughput(self, c: Carried, quiet: float, share: float, cores) -> np.ndarray:
+        out = []
+        for n in np.atleast_1d(cores):
+            z, d_f, h_f, d_r = self._phase(c, int(n))
+            out.append(phases.throughput(z * (1 - share), d_f, h_f, z * share, d_r, int(n)))
+        return np.array(out)
+
+    @staticmethod
+    def describe(p) -> str:
+        return (HotLocksOnBoard.describe(p) + f"; phases: the re-arm {p['rearm_share']:.0%} of the think time "
+                f"(its trace quiet {p['quiet_per_op']:.4g} cycles per op)")

@@ -82,7 +82,7 @@ def piggin_figure(stem, v=100_000.0, s=500e-9, max_cores=64, ops=20_000, seed=1)
 # Each method's line in a study figure: colour, style, width.
 STYLES = {"line": ("tab:blue", "-", 1.6), "usl": ("tab:red", "--", 1.2), "counters": ("tab:green", "-.", 1.2),
           "hotlines": ("tab:purple", (0, (5, 1, 1, 1)), 1.4), "sockets": ("tab:orange", "-", 1.4),
-          "hotboard": ("tab:brown", "--", 1.4), "hotlocks": ("black", ":", 1.6)}
+          "hotboard": ("tab:brown", "--", 1.4), "hotlocks": ("black", ":", 1.6), "phases": ("tab:cyan", "-", 2.0)}
 
 
 def study_curve(r: dict, stem, title, note=None, max_cores=256):
@@ -92,7 +92,8 @@ def study_curve(r: dict, stem, title, note=None, max_cores=256):
     ax.set_title(title, fontsize=10)
     if note:
         ax.text(0.01, 0.01, note, transform=ax.transAxes, fontsize=7, color="gray", va="bottom")
-    ax.legend(fontsize=7, loc="upper left")
+    # below the axes: with eight methods it covered the held-out points
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2)
     return _save(fig, stem)
 
 

@@ -205,7 +205,7 @@ def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "cros
             methods.append(methodslib.HotLines(trace))
         board_obj = boards(board) if boards and b == "gem5" else None
         if board_obj is not None:
-            from vmscale_model import hotcarried, sockets
+            from vmscale_model import hotcarried, phases, sockets
             methods.append(sockets.BoardDistances(board_obj, law))
             if trace:
                 methods.append(hotcarried.HotLinesOnBoard(trace, board_obj))
@@ -213,6 +213,8 @@ def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "cros
                         and r.get("board", board) == board]
                 if held:
                     methods.append(hotcarried.HotLocksOnBoard(trace, held, board_obj))
+                    if w in phases.REARM:       # a workload whose threads run its rounds' phases in step
+                        methods.append(hotcarried.HotPhasesOnBoard(trace, held, board_obj, w))
         sizes = sorted({roi_size(r) for r in rs} - {None})
         if len(sizes) < 2:
             out[key] = _judge_curve(rs, train_max, min_points, methods, train_min, board_obj, trace)

@@ -22,7 +22,8 @@ from vmscale_gem5 import configini, hotlines, stats
 COLUMNS = ["case", "kernel_variant", "workload", "cores", "rank", "line", "kind", "name", "moves_per_op", "getx_per_op",
            "gets_per_op", "inv_per_op", "share", "mean_latency_cycles", "handoff_cycles", "top_pair",
            "cross_socket_share", "acquisitions_by_socket", "handoff_one_socket_cycles", "handoff_sockets_cycles",
-           "handoff_sockets_share", "inv_writes_per_op", "busy_handoff_cycles", "quiet_share"]
+           "handoff_sockets_share", "inv_writes_per_op", "busy_handoff_cycles", "quiet_share",
+           "quiet_cycles_per_op"]
 
 
 def cross_socket_share(pairs: dict, socket_cores: int):
@@ -68,9 +69,10 @@ def socket_cores_of(manifest: dict) -> int:
     return b.socket_cores if b.topology == "sockets" else 0
 
 
-def table(case, counts: dict, ops: float, namer, period: int, top: int, socket_cores: int = 0, quiet=math.nan) -> list:
+def table(case, counts: dict, ops: float, namer, period: int, top: int, socket_cores: int = 0, quiet=math.nan,
+          quiet_per_op=math.nan) -> list:
     """Rows for one ROI: its `top` lines by moves, then one row for all the others; quiet: the top
-    line's quiet share of the ROI (hotlines.quiet_share), in its row."""
+    line's quiet share of the ROI (hotlines.quiet_share) and that time per operation of a thread, in its row."""
     total = sum(c.moves for c in counts.values()) or 1
     ranked = sorted(counts.values(), key=lambda c: (-c.moves, c.line))
     rows = []
@@ -94,7 +96,8 @@ def table(case, counts: dict, ops: float, namer, period: int, top: int, socket_c
                      "inv_writes_per_op": len(c.inv_writes) / ops,
                      # the gap between forwards while the line was wanted throughout: the station's service
                      "busy_handoff_cycles": c.busy_handoff / period if c.demand_n else math.nan,
-                     "quiet_share": quiet if rank == 1 else math.nan})
+                     "quiet_share": quiet if rank == 1 else math.nan,
+                     "quiet_cycles_per_op": quiet_per_op if rank == 1 else math.nan})
     rest = ranked[top:]
     if rest:
         moves = sum(c.moves for c in rest)
@@ -107,7 +110,7 @@ def table(case, counts: dict, ops: float, namer, period: int, top: int, socket_c
                      "cross_socket_share": None, "acquisitions_by_socket": "", "handoff_one_socket_cycles": math.nan,
                      "handoff_sockets_cycles": math.nan, "handoff_sockets_share": math.nan,
                      "inv_writes_per_op": sum(len(c.inv_writes) for c in rest) / ops, "busy_handoff_cycles": math.nan,
-                     "quiet_share": math.nan})
+                     "quiet_share": math.nan, "quiet_cycles_per_op": math.nan})
     return rows
 
 
@@ -205,8 +208,11 @@ def analyse(run_dir: Path, top: int = 15, vmlinux=None, checkpoint=None, namer=N
         (b, e), first = run["rois"][i], max(counts.values(), key=lambda c: (c.moves, -c.line), default=None)
         line = hotlines.timeline([t.tick for t in moves if first is not None and t.line == first.line
                                   and t.kind != "inv" and t.requester >= 0], b, e)
+        quiet = hotlines.quiet_share(line)
+        # a thread's quiet time per operation: the quiet slices' cycles over the operations each thread did
+        threads = int(row.get("threads") or run["manifest"]["cores"])
         out += table(row, counts, row["ops"], namer if pm is None else namer.with_physmap(pm), run["period"], top,
-                     sockets, hotlines.quiet_share(line))
+                     sockets, quiet, quiet * (e - b) / run["period"] * threads / row["ops"])
         traced_getx = sum(1 for t in moves if t.kind == "getx")
         stat_getx = stats.summary(run["dumps"][i], row["ops"]).get("l1_fwd_getx") if i < len(run["dumps"]) else None
         checks.append({"case": row.get("case_id"), "kernel_variant": row.get("kernel_variant"),

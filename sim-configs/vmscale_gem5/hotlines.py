@@ -226,14 +226,17 @@ def timeline(ticks, begin: int, end: int, slices: int = 100) -> list:
     return out
 
 
-def quiet_share(counts: list, floor: float = 0.1) -> float:
+def quiet_share(counts: list, floor: float = 0.1, least: int = 20) -> float:
     """The share of a time line's slices with fewer than `floor` times the count of its busiest tenth
     (its 90th percentile): a line's forwards over a ROI whose threads work in step (`fault`'s rounds: a
     phase of faults, then every thread checks its pages and gives them back) are quiet that share of
-    the time, however hard they queue in between.  nan for an empty line."""
-    if not counts or not any(counts):
+    the time, however hard they queue in between.  nan where the busiest tenth's slices hold fewer
+    than `least` (a line that moves too rarely: its empty slices are chance, not a phase)."""
+    if not counts:
         return float("nan")
     busy = sorted(counts)[min(len(counts) - 1, int(0.9 * len(counts)))]
+    if busy < least:
+        return float("nan")
     return sum(1 for c in counts if c < floor * busy) / len(counts)
 
 
