@@ -173,3 +173,39 @@ def simulate(model: Model, cores: int, ops: int = 50_000, warmup: float = 0.1, s
         queue={k: l.area / span for k, l in lines.items()} if span > 0 else {},
         utilisation={k: l.busy / span for k, l in lines.items()} if span > 0 else {},
         ops=ops, sim_time=span)
+
+
+def simulate_rounds(faults: Model, rearm: Model, cores: int, per_round: int, rounds: int, seed: int = 1) -> float:
+    """Cores that each do `rounds` rounds of `per_round` operations through `faults`, then as many
+    through `rearm` (the workload's re-arm, per operation), with no barrier: they start together and
+    stay in step only as far as their queues keep them (vmscale_model.phases assumes they do).  Returns
+    the operations through `faults` per time unit: all cores' over the mean time a core took."""
+    for m in (faults, rearm):
+        m.validate()
+        if any(s.load_dependent or s.hold or s.inner for s in m.all_stations()):
+            raise ValueError("simulate_rounds takes plain stations (a line's service, no holds)")
+    if cores < 1 or per_round < 1 or rounds < 1:
+        raise ValueError(f"cores, per_round and rounds must be >= 1, got {cores}, {per_round}, {rounds}")
+    env = simpy.Environment()
+    rng = random.Random(seed)
+    res = {s.name: simpy.Resource(env, capacity=1) for m in (faults, rearm) for s in m.stations}
+    ends = []
+
+    def op(m: Model):
+        yield env.timeout(_draw(rng, m.think, m.dist))
+        for s in m.stations:
+            with res[s.name].request() as req:
+                yield req
+                yield env.timeout(_draw(rng, s.service_at(cores), m.dist))
+
+    def core():
+        for _ in range(rounds):
+            for m in (faults, rearm):
+                for _ in range(per_round):
+                    yield from op(m)
+        ends.append(env.now)
+
+    for _ in range(cores):
+        env.process(core())
+    env.run()
+    return cores * rounds * per_round / (sum(ends) / len(ends))
