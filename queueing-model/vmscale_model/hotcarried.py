@@ -330,24 +330,26 @@ class HotPhasesOnBoard(HotLocksOnBoard):
         if not quiet == quiet:
             raise methods.NoModel(f"the trace at {c.n_t} cores has no quiet time per operation "
                                   "(`vmscale hotlines` of its run measures it)")
-        z, _, _, d_r = self._phase(c, c.n_t)
-        z_r = phases.rearm_think(quiet, d_r, c.n_t)
+        z, _, _, d_r, h_r = self._phase(c, c.n_t)
+        z_r = phases.rearm_think(quiet, d_r, c.n_t, h_r)
         return c, quiet, min(1.0, z_r / z) if z > 0 else 0.0
 
     @staticmethod
     def _phase(c: Carried, n: int) -> tuple:
-        """(Z(N), the faults' demands, their hand-offs, the re-arm's demands) at n cores."""
+        """(Z(N), the faults' demands, their hand-offs, the re-arm's demands, its hand-offs) at n cores."""
         z, demands, _, handoffs = c.at(n)
         names = [s["name"] for s in c.stations] + [k["name"] for k in c.locks]
         rearm = [nm.startswith(phases.PREFIX) for nm in names]
-        return (z, [d for d, r in zip(demands, rearm) if not r], [h for h, r in zip(handoffs, rearm) if not r],
-                [d for d, r in zip(demands, rearm) if r])
+
+        def pick(xs, side):
+            return [x for x, r in zip(xs, rearm) if r == side]
+        return z, pick(demands, False), pick(handoffs, False), pick(demands, True), pick(handoffs, True)
 
     def _throughput(self, c: Carried, quiet: float, share: float, cores) -> np.ndarray:
         out = []
         for n in np.atleast_1d(cores):
-            z, d_f, h_f, d_r = self._phase(c, int(n))
-            out.append(phases.throughput(z * (1 - share), d_f, h_f, z * share, d_r, int(n)))
+            z, d_f, h_f, d_r, h_r = self._phase(c, int(n))
+            out.append(phases.throughput(z * (1 - share), d_f, h_f, z * share, d_r, int(n), h_r))
         return np.array(out)
 
     @staticmethod

@@ -58,11 +58,11 @@ def split_holds(workload: str, hold_rows: list, params: dict) -> list:
     return out
 
 
-def rearm_think(target: float, demands, n: int) -> float:
+def rearm_think(target: float, demands, n: int, handoffs=None) -> float:
     """The think time Z_R for which n threads take `target` cycles per operation through the re-arm's
     stations (n / X_R = target); 0 where the stations alone take that long (their queue is all)."""
     def took(z):
-        return n / solvers.mva(z, demands, n)["throughput"]
+        return n / solvers.mva(z, demands, n, handoff=handoffs)["throughput"]
     if not target > 0 or took(0.0) >= target:
         return 0.0
     lo, hi = 0.0, float(target)
@@ -72,8 +72,10 @@ def rearm_think(target: float, demands, n: int) -> float:
     return (lo + hi) / 2
 
 
-def throughput(think_f: float, demands_f, handoffs_f, think_r: float, demands_r, n: int) -> float:
-    """Operations per cycle of n threads that run the two phases in step (module docstring)."""
+def throughput(think_f: float, demands_f, handoffs_f, think_r: float, demands_r, n: int, handoffs_r=None) -> float:
+    """Operations per cycle of n threads that run the two phases in step (module docstring); handoffs:
+    per station, a sleeping lock's hand-off demand while another thread waits (solvers.mva's)."""
     t_f = n / solvers.mva(think_f, demands_f, n, handoff=handoffs_f)["throughput"]
-    t_r = n / solvers.mva(think_r, demands_r, n)["throughput"] if think_r > 0 or any(demands_r) else 0.0
+    t_r = (n / solvers.mva(think_r, demands_r, n, handoff=handoffs_r)["throughput"]
+           if think_r > 0 or any(demands_r) else 0.0)
     return n / (t_f + t_r)
