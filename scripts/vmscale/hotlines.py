@@ -69,12 +69,17 @@ def socket_cores_of(manifest: dict) -> int:
     return b.socket_cores if b.topology == "sockets" else 0
 
 
+def by_moves(counts: dict) -> list:
+    """A ROI's lines, most moves first (ties by address): the ranks of its table."""
+    return sorted(counts.values(), key=lambda c: (-c.moves, c.line))
+
+
 def table(case, counts: dict, ops: float, namer, period: int, top: int, socket_cores: int = 0, quiet=math.nan,
           quiet_per_op=math.nan) -> list:
     """Rows for one ROI: its `top` lines by moves, then one row for all the others; quiet: the top
     line's quiet share of the ROI (hotlines.quiet_share) and that time per operation of a thread, in its row."""
     total = sum(c.moves for c in counts.values()) or 1
-    ranked = sorted(counts.values(), key=lambda c: (-c.moves, c.line))
+    ranked = by_moves(counts)
     rows = []
     for rank, c in enumerate(ranked[:top], 1):
         kind, name = namer.name(c.line)
@@ -205,8 +210,8 @@ def analyse(run_dir: Path, top: int = 15, vmlinux=None, checkpoint=None, namer=N
         counts = hotlines.per_line(moves, sockets)
         pm = maps.get(row.get("case_id"))
         # the top line's forwards over the ROI, in 100 slices: when the threads wanted it
-        (b, e), first = run["rois"][i], max(counts.values(), key=lambda c: (c.moves, -c.line), default=None)
-        line = hotlines.timeline([t.tick for t in moves if first is not None and t.line == first.line
+        (b, e), top_line = run["rois"][i], (by_moves(counts)[:1] or [None])[0]
+        line = hotlines.timeline([t.tick for t in moves if top_line is not None and t.line == top_line.line
                                   and t.kind != "inv" and t.requester >= 0], b, e)
         quiet = hotlines.quiet_share(line)
         # a thread's quiet time per operation: the quiet slices' cycles over the operations each thread did
