@@ -5,13 +5,14 @@ line's measured hand-off time, and charges the rest of the 1-core cost as think 
 where the trace was made.  Beyond it the cores spread over more sockets, and two things grow that a
 trace at n_t cores cannot show:
 
-    Z(N)   = Z + M (R_bank(N) - R_bank(1)) + F (R_mem(N) - R_mem(1))
+    Z(N)   = Z + M (R_bank(N) - R_bank(1)) + F (R_mem(N) - R_mem(1)) + S(N)
     s_k(N) = s_k + c_k max(0, C(N) - C(n_t))
 
 Z = C_1 - sum_k v_k s_k, the work outside the hot lines (the 1-core cost C_1 less the lines'
 demand); M the L1 demand misses not on a hot line (the misses per operation at the largest fitted
 core count less the lines' visits) and F the memory fetches per operation there, each paying the
-round trip to its home bank (and memory channel) of the board at N cores instead of at one; s_k
+round trip to its home bank (and memory channel) of the board at N cores instead of at one; S(N) the
+wait for the TLB shoot-downs a RadixVM design broadcasts, carried (vmscale_model.shootdowns); s_k
 line k's traced hand-off, which grows by the board's mean transfer path past the trace's (never
 shrinks below what was traced) once for each of the c_k ownership changes a visit holds: 1 for a
 line only written (a shared atomic), more for one also read, where a write often takes the line
@@ -51,7 +52,7 @@ Pure: rows and functions in, numbers out.
 import numpy as np
 
 from vmscale_model import fit as fitlib
-from vmscale_model import hotstations, methods, phases, solvers
+from vmscale_model import hotstations, methods, phases, shootdowns, solvers
 from vmscale_model.sockets import SATURATED, ownership_runs, per_op
 
 BAND_Z = 1.645      # a 5-95% band's edges, in standard errors
@@ -63,6 +64,8 @@ BAND_Z = 1.645      # a 5-95% band's edges, in standard errors
 LOCK_OF_SITE = {"folio_batch_move_lru": "lru_lock", "folios_put_refs": "lru_lock", "__page_cache_release": "lru_lock",
                 "lru_note_cost": "lru_lock", "free_pcppages_bulk": "zone_lock", "rmqueue_bulk": "zone_lock",
                 "free_one_page": "zone_lock",
+                # a page-cache lookup under the mapping's i_pages lock (kernel 0023, vm.vmscale_pagecache=locked)
+                "filemap_get_entry": "i_pages", "filemap_get_read_batch": "i_pages", "next_uptodate_folio": "i_pages",
                 # mmap_write_lock_killable(), inlined into the system calls that change the address space
                 "vm_mmap_pgoff": "mmap_lock", "__vm_munmap": "mmap_lock", "do_mprotect_pkey": "mmap_lock",
                 "__do_sys_brk": "mmap_lock", "__do_sys_mremap": "mmap_lock", "do_madvise": "mmap_lock",
@@ -178,6 +181,8 @@ class Carried:
         self._miss, self._transfer = miss_cycles, transfer_cycles
         self._cache = {}
         self.locks = locks(list(hold_rows), self.n0, lambda n: self._d(n)[1])
+        # a design's broadcast TLB shoot-downs (RadixVM's, counted by the kernel): a wait outside every queue
+        self.shoot = shootdowns.Carried(rows, lambda n: self._d(n)[1])
         self.lock_z = lock_z
         if lock_z:
             for k in self.locks:
@@ -218,7 +223,7 @@ class Carried:
         cores: a lock's hand-off demand is added while another core waits (solvers.mva's handoff)."""
         (m1, _), (mn, cn), (mt, ct) = self._d(1), self._d(n), self._d(self.n_t)
         z = (self.think + self.outside_misses * (mn["l1_bank"] - m1["l1_bank"])
-             + self.per_op["memory_fetches"] * (mn["bank_memory"] - m1["bank_memory"]))
+             + self.per_op["memory_fetches"] * (mn["bank_memory"] - m1["bank_memory"]) + self.shoot.per_op(n))
         grow, reach = max(0.0, cn - ct), max(0.0, mn["l1_bank"] - mt["l1_bank"])
         demands, runs = [], []
         for s, sat in zip(self.stations, self.saturated):
@@ -255,12 +260,14 @@ class HotLinesOnBoard:
     @staticmethod
     def _params(c: Carried) -> dict:
         return {"think": c.think, "stations": len(c.stations), "traced_at": c.n_t, "at_cores": c.n0,
-                "demand": sum(s["demand"] for s in c.stations), "runs": sum(c.saturated), **c.per_op}
+                "demand": sum(s["demand"] for s in c.stations), "runs": sum(c.saturated), **c.per_op,
+                "shootdowns": c.shoot.describe()}
 
     @staticmethod
     def describe(p) -> str:
         return (f"Z {p['think']:.4g}, {p['stations']} lines, D {p['demand']:.4g} (traced at {p['traced_at']}); "
-                f"per op at {p['at_cores']}: {p['misses']:.0f} misses; {p['runs']} line(s) held in runs")
+                f"per op at {p['at_cores']}: {p['misses']:.0f} misses; {p['runs']} line(s) held in runs"
+                + (f"; {p['shootdowns']}" if p.get("shootdowns") else ""))
 
 
 class HotLocksOnBoard(HotLinesOnBoard):

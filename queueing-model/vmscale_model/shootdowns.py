@@ -1,0 +1,83 @@
+"""TLB shoot-downs a design broadcasts, carried past the fitted core counts.
+
+A RadixVM design with shared page tables (radixvm, radixvm-atomic) flushes, on every munmap, the
+TLBs of every CPU the address space ran on, and its initiator waits for them all (vr_flush in
+kernel patch 0008, which counts the shoot-downs, their targets and the TSC cycles spent in them:
+the ROI's vmstat.radix_shootdown_*).  That wait is neither a hot line nor a lock: no core
+queues for it, yet it grows with the cores twice over, one target more per core and a longer trip
+to each as the cores span more sockets.  `pageshare` at 20 and 40 cores spends 48-68% of an
+operation in it.  Per operation at N cores:
+
+    S(N) = t(N) p(N)
+    t(N) = t(n0) (N - 1) / (n0 - 1)            where the fitted counts' targets follow N - 1 (a broadcast),
+           t(n0)                               else (targeted: the CPUs that held the page)
+    p(N) = p(n0) + m (C(N) - C(n0)),  m = (p(n0) - p(n1)) / (C(n0) - C(n1))
+
+t the targets per operation, p the cycles per target, n0 and n1 the two largest fitted counts with
+shoot-downs (and different transfer paths), C(N) the board's mean transfer path: the same line
+through two measured counts that carries a lock's hold (hotcarried).  The targets' own time in
+the flush interrupt is inside p: a core waiting for its acknowledgements takes the others' IPIs.
+Nothing is fitted to the curve.  Pure: rows and functions in, numbers out.
+"""
+
+import math
+
+from vmscale_model import methods
+
+CYCLES, TARGETS = "vmstat.radix_shootdown_cycles", "vmstat.radix_shootdown_targets"
+BROADCAST = 0.25        # targets per other CPU at n0 and n1 within this share of each other: a broadcast
+
+
+def measured(rows: list) -> dict:
+    """{cores: (targets per op, cycles per target)} where the ROI had shoot-downs with targets."""
+    acc = {}
+    for r in rows:
+        n, ops = int(float(r["cores"])), methods._num(r, "ops")
+        t, c = methods._num(r, TARGETS), methods._num(r, CYCLES)
+        if n > 1 and ops > 0 and t > 0 and c > 0:
+            a = acc.setdefault(n, [0.0, 0.0, 0.0])
+            a[0], a[1], a[2] = a[0] + ops, a[1] + t, a[2] + c
+    return {n: (t / ops, c / t) for n, (ops, t, c) in acc.items()}
+
+
+class Carried:
+    """S(N) from the fitted rows of one curve; transfer(n): the board's mean transfer path at n cores."""
+
+    def __init__(self, rows: list, transfer):
+        seen = measured(rows)
+        counts = sorted(seen)
+        self.n0 = counts[-1] if counts else None
+        if self.n0 is None:
+            self.targets = self.per_target = self.slope = 0.0
+            self.broadcast = False
+            return
+        self._transfer = transfer
+        self.targets, self.per_target = seen[self.n0]
+        below = [n for n in counts[:-1] if float(transfer(n)) != float(transfer(self.n0))]
+        n1 = below[-1] if below else None
+        self.slope = 0.0
+        self.broadcast = False
+        if n1 is not None:
+            dc = float(transfer(self.n0)) - float(transfer(n1))
+            self.slope = max(0.0, (self.per_target - seen[n1][1]) / dc)
+            r0, r1 = self.targets / (self.n0 - 1), seen[n1][0] / (n1 - 1)
+            self.broadcast = abs(r0 - r1) <= BROADCAST * max(r0, r1)
+        self.n1 = n1
+
+    def __bool__(self):
+        return self.n0 is not None
+
+    def per_op(self, n: int) -> float:
+        """Cycles per operation waiting for shoot-downs at n cores (0 at one core)."""
+        if self.n0 is None or n <= 1:
+            return 0.0
+        t = self.targets * (n - 1) / (self.n0 - 1) if self.broadcast else self.targets
+        p = self.per_target + self.slope * (float(self._transfer(n)) - float(self._transfer(self.n0)))
+        return t * max(0.0, p) if math.isfinite(p) else 0.0
+
+    def describe(self) -> str:
+        if self.n0 is None:
+            return ""
+        kind = "to every other CPU" if self.broadcast else "targeted"
+        return (f"shoot-downs {kind}: {self.targets:.3g} targets/op x {self.per_target:.4g} cycles at {self.n0}"
+                f" (+{self.slope:.2g} per transfer cycle)")
