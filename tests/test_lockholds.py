@@ -228,3 +228,28 @@ def test_readers_that_overlap_with_no_one_queued_are_no_queue():
     assert sorted(s["hold"] for s in sp) == [1_000, 4_000, 5_000] and {s["kind"] for s in sp} == {"rwsem-read"}
     occ = lockholds.occupancy(iv, [(0, 100_000)], 50_000, 100_000)
     assert occ[(0, "mmap_lock")] == {"held": 0, "waiting": 0, "read": 7_000, "traced": 50_000}
+
+
+def test_a_queued_spinlocks_handoff_from_the_release_to_the_waiter_that_takes_it():
+    """CPU 1 queues (slow path) while CPU 0 holds the lock; from CPU 0's unlock to CPU 1's return
+    from the lock is the hand-off.  CPU 0 took it free (no slow path): none for its hold."""
+    a = [_line(1000, 0, "filemap_get_read_batch"), _line(1010, 0, "_raw_spin_lock_irqsave"),
+         _line(1020, 0, "filemap_get_read_batch", 40), _line(3020, 0, "_raw_spin_unlock_irqrestore"),
+         _line(3030, 0, "filemap_get_read_batch", 60)]
+    b, start = _hold(1, 1500, "filemap_get_read_batch", ["xas_load"], hold=1000, wait=2300)
+    sp = lockholds.spans(_sorted(a + b), [(0, 100_000)], window_ticks=20_000)
+    got = {s["cpu"]: (s["hold"], s.get("handoff")) for s in sp}
+    assert got == {0: (2000, None), 1: (1000, start - 3020)}
+    rows = {r["site"]: r for r in lockholds.summary(sp, 20_000, tick_per_cycle=10.0)}
+    assert rows["filemap_get_read_batch"]["handoffs"] == 1
+    assert rows["filemap_get_read_batch"]["handoff_cycles"] == pytest.approx((start - 3020) / 10, rel=0.01)
+
+
+def test_a_spinlock_release_whose_hold_began_before_the_window_is_named_by_its_caller():
+    """The release of a hold whose acquisition the window missed still times the next waiter's
+    hand-off: its lock is the function the unlock returns into (one lock, by lock_of)."""
+    a = [_at(1000, 0, "filemap_get_read_batch", 50), _at(1010, 0, "_raw_spin_unlock_irqrestore"),
+         _at(1020, 0, "_raw_spin_unlock_irqrestore", 8, "ret"), _at(1030, 0, "filemap_get_read_batch", 60)]
+    b, start = _hold(1, 500, "filemap_get_entry", ["xas_load"], hold=700, wait=900)
+    sp = lockholds.spans(_sorted(a + b), [(0, 100_000)], window_ticks=20_000)
+    assert [(s["site"], s["handoff"]) for s in sp] == [("filemap_get_entry", start - 1010)]

@@ -37,8 +37,9 @@ transfers a hold waits on that lengthen with the path) comes from a second profi
 (one socket) the hold is the smaller count's, not the larger's.  Its demand at the smallest profiled count, the
 nearest to one core's, leaves the think time (as a line's traced hand-off does): a hold lengthens
 with its waiters even on one socket (mmap_lock's munmap hold: 90k cycles at 10 cores, 146k at 20),
-so the demand at n_h can exceed what one core's cost leaves.  A sleeping lock also hands off
-(g, carried as h is): its demand is v h(N) alone and v (h(N) + g(N)) while another core waits.
+so the demand at n_h can exceed what one core's cost leaves.  A lock also hands off (g, carried as
+h is: a sleeping lock's wake-up, a queued spinlock's release reaching its next waiter, as profiled):
+its demand is v h(N) alone and v (h(N) + g(N)) while another core waits.
 Sites that take one lock are one station (LOCK_OF_SITE).  Where the profile measured a sleeping
 lock's cycle on its time line (holds.csv kind 'rwsem-cycle': per operation, the time a writer held
 it, and the time someone queued for it while no writer did: readers held it, or a woken waiter was
@@ -88,9 +89,10 @@ def locks(hold_rows: list, n_max: int, transfer) -> list:
     """Lock stations from holds.csv rows of one case (with `cores`): holds and hand-offs at the largest
     profiled count not above n_max, takings per operation pooled over every profiled count up to it;
     [{name, visits, service (at that count), per_transfer (m), handoff, handoff_per_transfer, cores,
-    demand_low, cores_low, seen (holds seen, all counts), visits_at_top}].  handoff: a sleeping lock's mean hand-off to a waiter (0 for a
-    spinlock, or where none was seen), carried as the hold is; demand_low: holds per operation x hold at
-    the smallest profiled count, the nearest to one core's (what leaves the think time)."""
+    demand_low, cores_low, seen (holds seen, all counts), visits_at_top}].  handoff: a lock's mean
+    hand-off to a waiter (0 where none was seen: a profile made before spinlocks' were paired, or a
+    lock never waited for), carried as the hold is; demand_low: holds per operation x hold at the
+    smallest profiled count, the nearest to one core's (what leaves the think time)."""
     counts = sorted({int(float(r["cores"])) for r in hold_rows if int(float(r["cores"])) <= n_max})
     if not counts:
         return []
@@ -215,7 +217,7 @@ class Carried:
         return ((1 + r) ** 2 * k.get("hold_var", 0.0) + r * r * k.get("hold_var_below", 0.0)) ** 0.5
 
     def handoff(self, k: dict, n: int) -> float:
-        """A sleeping lock's hand-off to a waiter at n cores, carried as the hold is."""
+        """A lock's hand-off to a waiter at n cores, carried as the hold is."""
         return max(0.0, k["handoff"] + k["handoff_per_transfer"] * (self._d(n)[1] - self._d(k["cores"])[1]))
 
     def at(self, n: int) -> tuple:

@@ -13,7 +13,12 @@ Only the irqsave pair is out of line in the kernel vmscale builds (plain spin_un
 no symbol to see), which covers the LRU's `lru_lock` (folio_batch_move_lru, folios_put_refs)
 and the zone lock.  A hold that a window's edge cuts is dropped: one of length L survives a
 window of length W with probability (W - L) / W, so each complete one counts W / (W - L) times
-(holds longer than W are not seen at all: the window must be longer than the holds).
+(holds longer than W are not seen at all: the window must be longer than the holds).  A queued
+spinlock also hands off: from a release to the next acquisition by a CPU that was waiting in
+`queued_spin_lock_slowpath` (entered the lock before that release), the lock is free and no one
+runs in it, while the released word's line and the queue's next node travel; each such hold has
+that hand-off, paired as a sleeping lock's are (below), and the lock's station carries it while
+another core waits (the i_pages lock of `pagecache-locked`, whose holds are a fraction of its cycle).
 
 Sleeping locks: mmap_lock and the other rw_semaphores are taken for writing out of line
 (`down_write`, `down_write_killable`), so a write hold begins where one of them executes its `ret`
@@ -104,19 +109,34 @@ def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0, acquired:
         if roi is None or last is None or st["roi"] != roi:
             cut(st)
             st["stack"], st["entered"], last = [], None, None   # a new ROI
-            st.pop("downgraded", None), st.pop("unmatched", None)
+            st.pop("downgraded", None), st.pop("unmatched", None), st.pop("sp_unmatched", None)
+            st["sp_entered"] = None
         elif (win != st["win"]) if period_ticks else (tick - last[0] >= window_ticks):
             cut(st)
             st["stack"], last = [], None                        # a new window: what was open is cut
+            st.pop("sp_unmatched", None)
         st["win"] = win
         prev = last[1] if last else None
+        if sym == LOCK and prev is not None and prev not in WAIT:
+            st["sp_entered"], st["sp_slow"] = tick, False      # called: a spinlock's acquirer from here
+        elif sym in WAIT and sym != LOCK:
+            st["sp_slow"] = True                # it queues (the lock was not free)
         if prev == LOCK and sym not in WAIT:
-            st["stack"].append((sym, tick))     # returned from the lock: held
+            # returned from the lock: held; an acquirer that queued was waiting for a release
+            st["stack"].append((sym, tick, st.get("sp_entered") if st.get("sp_slow") else None))
+            st["sp_entered"] = None
             if acquired is not None:
                 acquired.append({"roi": roi, "site": sym, "kind": "irqsave"})
         elif sym in UNLOCK and prev not in UNLOCK and st["stack"]:
-            site, t_held = st["stack"].pop()
-            out.append({"roi": roi, "cpu": cpu, "site": site, "hold": tick - t_held, "end": tick, "kind": "irqsave"})
+            site, t_held, entered = st["stack"].pop()
+            h = {"roi": roi, "cpu": cpu, "site": site, "hold": tick - t_held, "end": tick, "kind": "irqsave"}
+            out.append(h)
+            writes.append((h, t_held, entered))
+            releases.append((roi, lock_of(site), tick))
+        elif sym in UNLOCK and prev not in UNLOCK:
+            st["sp_unmatched"] = tick           # a hold taken before the window: named by where the unlock returns
+        elif prev in UNLOCK and last[2] and "sp_unmatched" in st and sym not in UNLOCK:
+            releases.append((roi, lock_of(sym), st.pop("sp_unmatched")))
         # a function's first instruction (no +offset): a call, not a callee's return into it
         entry = bool(sym) and f"@{sym}+" not in line
         if sym in SLEEPING_LOCK and entry:
