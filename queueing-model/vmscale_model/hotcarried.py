@@ -299,7 +299,7 @@ class HotLocksOnBoard(HotLinesOnBoard):
     def describe(p) -> str:
         held = "; ".join(f"{k['name']} {k['visits']:.3g} holds/op x {k['service']:.4g} cycles (+{k['per_transfer']:.2g} "
                          f"per transfer cycle, profiled at {k['cores']})"
-                         + (f", hand-off to a sleeper {k['handoff']:.4g} (+{k['handoff_per_transfer']:.2g})"
+                         + (f", hand-off to a waiter {k['handoff']:.4g} (+{k['handoff_per_transfer']:.2g})"
                             if k.get("handoff") else "") for k in p["locks"])
         return HotLinesOnBoard.describe(p) + f"; locks: {held}"
 
