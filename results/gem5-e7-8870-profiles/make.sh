@@ -19,6 +19,10 @@
 #   010c-local-stock-warm, 020c-local-stock-warm: local under Linux 6.12, four rounds per thread after the
 #     warm-up, 90 us of every 100 us traced (mmap_lock's write holds and hand-offs are tens of us);
 #     040c-local-stock-warm the same at 40 cores (past the model's fitted counts: what its prediction carried).
+#   010c-pagecache-locked-warm, 020c-pagecache-locked-warm: pagecache under the mapping's i_pages lock, and
+#   010c-pageshare-atomic-warm, 020c-pageshare-atomic-warm: pageshare under radixvm-atomic, both with the
+#     parameters of results/gem5-e7-8870-share-cache-reclaim-warm, 90 us of every 100 us traced (session 43: their
+#     holds.csv pairs a queued spinlock's hand-offs, which the profiles made before have none of).
 # KEEP_TRACES=DIR moves a trace that is not kept into DIR instead of deleting it.
 # GEM5 must be set.
 set -euo pipefail
@@ -26,7 +30,8 @@ cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-profiles
 all="040c-fault-stock-64 080c-fault-stock-64 080c-local-radixvm-percore-10 010c-fault-stock-warm 020c-fault-stock-warm
      010c-fault-rwlock-warm 020c-fault-rwlock-warm 010c-fault-rcu-warm 020c-fault-rcu-warm 040c-fault-rcu-warm
-     010c-local-stock-warm 020c-local-stock-warm 040c-local-stock-warm"
+     010c-local-stock-warm 020c-local-stock-warm 040c-local-stock-warm 010c-pagecache-locked-warm
+     020c-pagecache-locked-warm 010c-pageshare-atomic-warm 020c-pageshare-atomic-warm"
 for c in ${CASES:-$all}; do
   n=$((10#${c%%c-*})) window=500
   case $c in
@@ -34,6 +39,9 @@ for c in ${CASES:-$all}; do
     *-fault-*-warm) w=fault v=${c#*-fault-} v=${v%-warm} window=20000 params=(--param fault.iters=2 --param fault.pages=64 --param fault.mmap_pct=0)
       case $c in 0[12]0c-fault-*-warm) window=90000 ;; esac ;;
     *-local-stock-warm) w=local v=stock window=90000 params=(--param local.iters=4) ;;
+    *-pagecache-locked-warm) w=pagecache v=pagecache-locked window=90000
+      params=(--param pagecache.iters=200 --param pagecache.file_pages=64 --param pagecache.mmap=0) ;;
+    *-pageshare-atomic-warm) w=pageshare v=radixvm-atomic window=90000 params=(--param pageshare.iters=40) ;;
     *-local-radixvm-percore-10) w=local v=radixvm-percore params=(--param local.iters=10) ;;
     *) echo "make.sh: unknown case $c (one of: $all)" >&2; exit 2 ;;
   esac

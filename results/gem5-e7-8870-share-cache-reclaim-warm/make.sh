@@ -1,17 +1,22 @@
 #!/bin/bash
-# pageshare, pagecache and reclaim on the reference board at 1-40 cores, on the image the warm record's
-# checkpoints boot (results/gem5-e7-8870-share-cache-reclaim ran the image before: its harness wrote the
-# program's statics inside the ROI and queued every thread on one start counter), and their hot lines
-# traced at 20 cores (--gem5 hotlines=1, the curve's own parameters: the trace changes no simulated
-# figure) for the hot-line models fitted on 1-20 and judged at 40: the contended designs first (TRACED
-# picks others, as count:workload:variant).  The sweep is resumable (complete jobs are kept); a traced
-# case with a manifest is kept unless FRESH=1.  GEM5 must be set for a run not kept.
+# pageshare, pagecache and reclaim on the reference board at 1-40 cores (the contended two, pageshare under
+# radixvm-atomic and pagecache-locked, also at 80), on the image the warm record's checkpoints boot
+# (results/gem5-e7-8870-share-cache-reclaim ran the image before: its harness wrote the program's statics inside the
+# ROI and queued every thread on one start counter), and their hot lines traced at 20 cores (--gem5 hotlines=1, the
+# curve's own parameters: the trace changes no simulated figure) for the hot-line models fitted on 1-20 and judged
+# at 40 and 80: the contended designs first (TRACED picks others, as count:workload:variant).  The sweep is resumable
+# (complete jobs are kept); a traced case with a manifest is kept unless FRESH=1.  GEM5 must be set for a run not
+# kept.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-share-cache-reclaim-warm
 spec=scripts/sweeps/gem5-e7-8870-share-cache-reclaim-warm.toml
 .venv/bin/vmscale sweep run "$spec" --parallel 1 --out "$out/sweep"
-for m in "$out"/sweep/jobs/*/m5out; do (cd "$m" && rm -f config.json && { [ ! -f stats.txt ] || gzip -f stats.txt config.ini; }); done
+# the contended designs at 80 cores (4x the fitted counts), a job each
+for w in pagecache pageshare; do
+  .venv/bin/vmscale sweep run "${spec%.toml}-80-$w.toml" --parallel 1 --out "$out/sweep-80-$w"
+done
+for m in "$out"/sweep*/jobs/*/m5out; do (cd "$m" && rm -f config.json && { [ ! -f stats.txt ] || gzip -f stats.txt config.ini; }); done
 for t in ${TRACED:-20:pagecache:pagecache-locked 20:pageshare:radixvm-atomic 20:pagecache:stock 20:pageshare:radixvm \
                  20:reclaim:stock 20:reclaim:parsec}; do
     n=${t%%:*} c=${t#*:}
@@ -36,10 +41,12 @@ for t in ${TRACED:-20:pagecache:pagecache-locked 20:pageshare:radixvm-atomic 20:
     # the analysis, re-made from the kept trace (percpu.json keeps the per-CPU offsets of its boot)
     .venv/bin/vmscale hotlines "$d" --top 8 > "$d/hotlines.txt"
 done
-.venv/bin/vmscale collect --restat "$out"/sweep/jobs/* -o "$out/table.csv"
+.venv/bin/vmscale collect --restat "$out"/sweep*/jobs/* -o "$out/table.csv"
 .venv/bin/vmscale report "$out/table.csv" --out "$out/report"
-# the models fitted on two sockets (1-20 cores), judged at 40, with the hot lines traced here
+# the models fitted on two sockets (1-20 cores), judged at 40 and 80, with the hot lines traced here and the lock
+# holds profiled at 10 and 20 cores on this image (results/gem5-e7-8870-profiles)
 note="gem5 v24.0.0.1 Timing+Ruby MESI_Two_Level, board=e7-8870, window throughput"
 traces=$(ls "$out"/0*c-*-hotlines/hotlines.csv 2>/dev/null || true)
+holds=$(ls results/gem5-e7-8870-profiles/0*c-page{cache,share}-*-warm/holds.csv 2>/dev/null || true)
 .venv/bin/vmscale model study "$out/table.csv" --train-max 20 --min-points 5 --out "$out/study-20" --note "$note" \
-    ${traces:+--hotlines $traces}
+    ${traces:+--hotlines $traces} ${holds:+--holds $holds}
