@@ -50,3 +50,6 @@ traces=$(ls "$out"/0*c-*-hotlines/hotlines.csv 2>/dev/null || true)
 holds=$(ls results/gem5-e7-8870-profiles/0*c-page{cache,share}-*-warm/holds.csv 2>/dev/null || true)
 .venv/bin/vmscale model study "$out/table.csv" --train-max 20 --min-points 5 --out "$out/study-20" --note "$note" \
     ${traces:+--hotlines $traces} ${holds:+--holds $holds}
+# the traced curves past the simulated machine: 160, 1,024 and 4,096 cores on the board's sockets, a crossbar and a mesh
+.venv/bin/vmscale model beyond "$out/table.csv" --train-max 20 --out "$out/beyond-20" --note "$note" \
+    ${traces:+--hotlines $traces} ${holds:+--holds $holds}
