@@ -41,7 +41,8 @@ for t in ${TRACED:-20:pagecache:pagecache-locked 20:pageshare:radixvm-atomic 20:
     # the analysis, re-made from the kept trace (percpu.json keeps the per-CPU offsets of its boot)
     .venv/bin/vmscale hotlines "$d" --top 8 > "$d/hotlines.txt"
 done
-.venv/bin/vmscale collect --restat "$out"/sweep*/jobs/* -o "$out/table.csv"
+# the jobs that finished (a job still running, or stopped, has no manifest)
+.venv/bin/vmscale collect --restat $(ls -d "$out"/sweep*/jobs/*/manifest.json | xargs -n1 dirname) -o "$out/table.csv"
 .venv/bin/vmscale report "$out/table.csv" --out "$out/report"
 # the models fitted on two sockets (1-20 cores), judged at 40 and 80, with the hot lines traced here and the lock
 # holds profiled at 10 and 20 cores on this image (results/gem5-e7-8870-profiles)
