@@ -4,13 +4,20 @@
 # 40 rounds per thread at 10 cores and 400 / cores from there, so that every trace holds 400 rounds: a
 # round at 20 costs ~3.7x one at 10, and the 10-core trace took 1,640 host s), its ROI traced (--gem5 hotlines=1: the trace changes no simulated
 # figure) and `vmscale hotlines` naming the lines (hotlines.txt, hotlines.csv): the stations of the
-# hot-line model for local/stock.  One run directory per case, kept unless FRESH=1; COUNTS="10" and
-# VARIANTS="stock radixvm" choose.  GEM5 must be set.
+# hot-line model for local/stock; and (session 43, on the warm record's image) local under the shared-table RadixVM
+# at 20 cores, 20 rounds per thread, whose growth is the TLB shoot-downs it broadcasts.  One run directory per case,
+# kept unless FRESH=1; COUNTS="10 20" and VARIANTS="stock radixvm" choose others (their product).  GEM5 must be set.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-local-hotlines
-for n in ${COUNTS:-10}; do
-  for v in ${VARIANTS:-stock}; do
+cases="10:stock 20:radixvm"
+if [ -n "${COUNTS:-}${VARIANTS:-}" ]; then
+  cases=""
+  for n in ${COUNTS:-10}; do for v in ${VARIANTS:-stock}; do cases+=" $n:$v"; done; done
+fi
+for nv in $cases; do
+  n=${nv%%:*}
+  for v in ${nv#*:}; do
     d=$out/$(printf %03dc $n)-local-$v
     iters=$(( n >= 400 ? 1 : 400 / n ))
     if [ "${FRESH:-0}" != 0 ] || [ ! -f "$d/manifest.json" ]; then
