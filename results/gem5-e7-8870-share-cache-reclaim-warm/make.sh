@@ -16,7 +16,8 @@ spec=scripts/sweeps/gem5-e7-8870-share-cache-reclaim-warm.toml
 for w in pagecache pageshare; do
   .venv/bin/vmscale sweep run "${spec%.toml}-80-$w.toml" --parallel 1 --out "$out/sweep-80-$w"
 done
-for m in "$out"/sweep*/jobs/*/m5out; do (cd "$m" && rm -f config.json && { [ ! -f stats.txt ] || gzip -f stats.txt config.ini; }); done
+# (a finished job only: gzip must not take the files of a job another sweep is still running)
+for m in "$out"/sweep*/jobs/*/m5out; do [ -f "$m/../manifest.json" ] || continue; (cd "$m" && rm -f config.json && { [ ! -f stats.txt ] || gzip -f stats.txt config.ini; }); done
 for t in ${TRACED:-20:pagecache:pagecache-locked 20:pageshare:radixvm-atomic 20:pagecache:stock 20:pageshare:radixvm \
                  20:reclaim:stock 20:reclaim:parsec}; do
     n=${t%%:*} c=${t#*:}
