@@ -253,3 +253,15 @@ def test_a_spinlock_release_whose_hold_began_before_the_window_is_named_by_its_c
     b, start = _hold(1, 500, "filemap_get_entry", ["xas_load"], hold=700, wait=900)
     sp = lockholds.spans(_sorted(a + b), [(0, 100_000)], window_ticks=20_000)
     assert [(s["site"], s["handoff"]) for s in sp] == [("filemap_get_entry", start - 1010)]
+
+
+def test_a_spinlock_release_does_not_time_a_sleeping_locks_handoff():
+    """lock_of names a lock by the function that takes it, and one function may take a spinlock and
+    mmap_lock: a spinlock released in `__vm_munmap` while a writer of mmap_lock sleeps is not the
+    release that writer waited for (only mmap_lock's own release, at 6,000, is)."""
+    a = _write_hold(0, 500, 1_000, "vm_mmap_pgoff", 6_000)
+    b = _write_hold(1, 2_000, 9_000, "__vm_munmap", 12_000, unlock="up_read", downgrade_at=10_000)
+    spin, _ = _hold(2, 7_000, "__vm_munmap", ["work"], hold=500, wait=20)       # released at 7,530
+    sp = lockholds.spans(_sorted(a + b + spin), [(0, 100_000)], window_ticks=50_000, period_ticks=100_000)
+    got = {(s["site"], s["kind"]): s["handoff"] for s in sp}
+    assert got[("__vm_munmap", "rwsem-write")] == 3_000

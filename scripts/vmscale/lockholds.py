@@ -84,7 +84,7 @@ def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0, acquired:
     the acquirer queued (went into the rwsem's slow path, or was inside the lock when its window
     began), not a fast path's few instructions: `occupancy` reads them."""
     from vmscale_gem5.profile import TRACE_LINE
-    out, writes, releases = [], [], []
+    out, paired, releases = [], [], []   # paired: holds that may have waited for a release of their lock
     spans_ = intervals if intervals is not None else []
     state = {}                  # cpu -> {"last": (tick, sym, ret), "stack", "wstack", "rstack", "entered", "roi"}
 
@@ -131,12 +131,12 @@ def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0, acquired:
             site, t_held, entered = st["stack"].pop()
             h = {"roi": roi, "cpu": cpu, "site": site, "hold": tick - t_held, "end": tick, "kind": "irqsave"}
             out.append(h)
-            writes.append((h, t_held, entered))
-            releases.append((roi, lock_of(site), tick))
+            paired.append((h, t_held, entered))
+            releases.append((roi, _pair_key(site, "irqsave"), tick))
         elif sym in UNLOCK and prev not in UNLOCK:
             st["sp_unmatched"] = tick           # a hold taken before the window: named by where the unlock returns
         elif prev in UNLOCK and last[2] and "sp_unmatched" in st and sym not in UNLOCK:
-            releases.append((roi, lock_of(sym), st.pop("sp_unmatched")))
+            releases.append((roi, _pair_key(sym, "irqsave"), st.pop("sp_unmatched")))
         # a function's first instruction (no +offset): a call, not a callee's return into it
         entry = bool(sym) and f"@{sym}+" not in line
         if sym in SLEEPING_LOCK and entry:
@@ -159,7 +159,7 @@ def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0, acquired:
         elif sym in (WRITE_UNLOCK, READ_UNLOCK) and entry and st["wstack"] \
                 and (sym == WRITE_UNLOCK or st["wstack"][-1][3]):
             site, t_held, entered, _ = st["wstack"].pop()
-            _release(out, writes, releases, spans_, roi, cpu, site, t_held, entered, tick, "rwsem-write", "write")
+            _release(out, paired, releases, spans_, roi, cpu, site, t_held, entered, tick, "rwsem-write", "write")
         elif sym in (WRITE_UNLOCK, READ_UNLOCK) and entry:
             # a release whose lock is named by the function the unlock returns into: a read hold of
             # that lock taken in the window, or a hold whose acquisition was not seen
@@ -170,36 +170,42 @@ def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0, acquired:
             mine = [i for i, r in enumerate(st["rstack"]) if lock_of(r[0]) == lock] if read else []
             if mine:
                 site, t_held, entered, _ = st["rstack"].pop(mine[-1])
-                _release(out, writes, releases, spans_, roi, cpu, site, t_held, entered, t_rel, "rwsem-read", "read")
+                _release(out, paired, releases, spans_, roi, cpu, site, t_held, entered, t_rel, "rwsem-read", "read")
             else:
-                releases.append((roi, lock, t_rel))
+                releases.append((roi, (False, lock), t_rel))
                 spans_.append((roi, lock, "read" if read else "write", None, t_rel))
         st["last"], st["roi"] = (tick, sym, bool(RET.search(line))), roi
     for st in state.values():
         cut(st)
-    _handoffs(writes, releases, rois, period_ticks or window_ticks)
+    _handoffs(paired, releases, rois, period_ticks or window_ticks)
     return out
 
 
-def _release(out, writes, releases, spans_, roi, cpu, site, t_held, entered, tick, kind, what):
+def _pair_key(site: str, kind: str):
+    """What a release and an acquisition pair on: the site's lock, a spinlock's apart from a sleeping
+    lock's (lock_of names locks by the function that takes them, and one function may take both)."""
+    return (kind == "irqsave", lock_of(site))
+
+
+def _release(out, paired, releases, spans_, roi, cpu, site, t_held, entered, tick, kind, what):
     h = {"roi": roi, "cpu": cpu, "site": site, "hold": tick - t_held, "end": tick, "kind": kind}
     out.append(h)
-    writes.append((h, t_held, entered))
-    releases.append((roi, lock_of(site), tick))
+    paired.append((h, t_held, entered))
+    releases.append((roi, _pair_key(site, kind), tick))
     spans_.append((roi, lock_of(site), what, t_held, tick))
 
 
-def _handoffs(writes: list, releases: list, rois: list, period_ticks: int):
-    """Each write hold's hand-off (spans' docstring), in place: the latest release of its lock
+def _handoffs(paired: list, releases: list, rois: list, period_ticks: int):
+    """Each paired hold's hand-off (spans' docstring), in place: the latest release of its lock
     before the acquisition, in the acquisition's window, after the acquirer entered the lock."""
     by = {}
     for roi, lock, t in releases:
         by.setdefault((roi, lock), []).append(t)
     for ts in by.values():
         ts.sort()
-    for h, t_acq, entered in writes:
+    for h, t_acq, entered in paired:
         h["handoff"] = None
-        ts = by.get((h["roi"], lock_of(h["site"])), [])
+        ts = by.get((h["roi"], _pair_key(h["site"], h["kind"])), [])
         i = bisect.bisect_left(ts, t_acq) - 1
         if i < 0 or entered is None:
             continue
@@ -215,8 +221,8 @@ def summary(sp: list, window_ticks: int, tick_per_cycle: float, windows: int = 0
     weight (holds the windows would have seen whole), largest total first.  With the ROI's windows,
     length and operations also the site's share of the ROI's time with the lock held ('held': the
     lock's utilisation from this site) and its holds per operation: from the acquisitions seen
-    (spans' acquired, this ROI's) where given, else from the weights.  A sleeping lock's site also
-    has its hand-offs seen and their mean in cycles (weighted alike; NaN where none was seen)."""
+    (spans' acquired, this ROI's) where given, else from the weights.  Each site also has its
+    hand-offs seen and their mean in cycles (weighted alike; NaN where none was seen)."""
     counted = defaultdict(int)
     for a in acquired or ():
         counted[(a["site"], a["kind"])] += 1
