@@ -22,7 +22,9 @@ note="gem5 v24.0.0.1 Timing+Ruby MESI_Two_Level, board=e7-8870, window throughpu
 .venv/bin/vmscale report "$out/table.csv" --out "$out/report"
 # hot-line traces on the reference board (fault at 10 and 20 cores, the shared atomic at 10, 20 and 40,
 # local/stock at 10 and 20): the study uses a curve's largest traced count not above its fitted ones
-traces=$(ls results/gem5-e7-8870-{fault,local}-hotlines/0*c-*/hotlines.csv results/gem5-e7-8870-handover/0*c-*/hotlines.csv \
+# (local/stock's only: 020c-local-radixvm was traced on the warm record's image, session 43, after this study was made)
+traces=$(ls results/gem5-e7-8870-fault-hotlines/0*c-*/hotlines.csv results/gem5-e7-8870-local-hotlines/0*c-local-stock/hotlines.csv \
+         results/gem5-e7-8870-handover/0*c-*/hotlines.csv \
          2>/dev/null || true)
 # lock holds of fault/stock sampled at 10 and 20 cores (results/gem5-e7-8870-profiles, the warm-up image): the
 # hotlocks method; the study uses the profiles at or below --train-max
