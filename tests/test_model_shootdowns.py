@@ -68,3 +68,35 @@ def test_the_hot_lines_with_shootdowns_judge_pageshare_at_40():
     assert out[key]["held_cores"][0] == 40
     assert "shoot-downs to every other CPU" in j["params"]["shootdowns"]
     assert abs(j["error"][0]) < 0.20, j["error"]
+
+
+def _received(points):
+    """points: {cores: IPIs received per op}, 100 ops each, with the shoot-downs' own columns."""
+    return [{"cores": str(n), "ops": "100", shootdowns.RECEIVED: str(100 * q)} for n, q in points.items()] + [
+        {"cores": "1", "ops": "100", shootdowns.RECEIVED: "0"}]
+
+
+def _ipi(points):
+    return [{"cores": str(n), "kind": "ipi", "site": "call-function-ipi", "hold_cycles": str(h)}
+            for n, h in points.items()]
+
+
+def test_the_receivers_handler_time_follows_the_other_cpus_and_the_path():
+    r = shootdowns.Received(_received({10: 9.0, 20: 19.0}), _ipi({10: 800.0, 20: 1000.0}), far)
+    assert r and r.broadcast and r.slope == pytest.approx(200 / 200)
+    assert r.per_op(1) == 0.0
+    assert r.per_op(20) == pytest.approx(19 * 1000)
+    assert r.per_op(40) == pytest.approx(39 * 1000)       # same path: the IPIs alone
+    assert r.per_op(10) == pytest.approx(9 * 800)         # below the top profile: the line through both
+
+
+def test_no_profile_or_no_ipis_add_nothing():
+    assert shootdowns.Received(_received({10: 9.0, 20: 19.0}), [], far).per_op(80) == 0.0
+    assert shootdowns.Received(_received({}), _ipi({20: 900.0}), far).per_op(80) == 0.0
+    # a profile past the fitted counts is never an input
+    assert not shootdowns.Received(_received({10: 9.0, 20: 19.0}), _ipi({40: 900.0}), far)
+
+
+def test_a_targeted_count_of_ipis_keeps_its_rate():
+    r = shootdowns.Received(_received({10: 2.0, 20: 2.0}), _ipi({20: 1000.0}), far)
+    assert not r.broadcast and r.per_op(80) == pytest.approx(2 * 1000)

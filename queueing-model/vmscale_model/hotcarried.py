@@ -5,14 +5,15 @@ line's measured hand-off time, and charges the rest of the 1-core cost as think 
 where the trace was made.  Beyond it the cores spread over more sockets, and two things grow that a
 trace at n_t cores cannot show:
 
-    Z(N)   = Z + M (R_bank(N) - R_bank(1)) + F (R_mem(N) - R_mem(1)) + S(N)
+    Z(N)   = Z + M (R_bank(N) - R_bank(1)) + F (R_mem(N) - R_mem(1)) + S(N) + I(N)
     s_k(N) = s_k + c_k max(0, C(N) - C(n_t))
 
 Z = C_1 - sum_k v_k s_k, the work outside the hot lines (the 1-core cost C_1 less the lines'
 demand); M the L1 demand misses not on a hot line (the misses per operation at the largest fitted
 core count less the lines' visits) and F the memory fetches per operation there, each paying the
 round trip to its home bank (and memory channel) of the board at N cores instead of at one; S(N) the
-wait for the TLB shoot-downs a RadixVM design broadcasts, carried (vmscale_model.shootdowns); s_k
+wait for the TLB shoot-downs a RadixVM design broadcasts, carried, and, where a profile sampled it, the
+receivers' time in the shoot-down IPIs' handler (vmscale_model.shootdowns); s_k
 line k's traced hand-off, which grows by the board's mean transfer path past the trace's (never
 shrinks below what was traced) once for each of the c_k ownership changes a visit holds: 1 for a
 line only written (a shared atomic), more for one also read, where a write often takes the line
@@ -182,9 +183,12 @@ class Carried:
             raise methods.NoModel(str(e)) from e
         self._miss, self._transfer = miss_cycles, transfer_cycles
         self._cache = {}
-        self.locks = locks(list(hold_rows), self.n0, lambda n: self._d(n)[1])
-        # a design's broadcast TLB shoot-downs (RadixVM's, counted by the kernel): a wait outside every queue
+        ipi = [r for r in hold_rows if r.get("kind") == "ipi"]
+        self.locks = locks([r for r in hold_rows if r.get("kind") != "ipi"], self.n0, lambda n: self._d(n)[1])
+        # a design's broadcast TLB shoot-downs (RadixVM's, counted by the kernel): a wait outside every queue,
+        # and, where profiled, the receivers' handler time
         self.shoot = shootdowns.Carried(rows, lambda n: self._d(n)[1])
+        self.received = shootdowns.Received(rows, ipi, lambda n: self._d(n)[1])
         self.lock_z = lock_z
         if lock_z:
             for k in self.locks:
@@ -225,7 +229,8 @@ class Carried:
         cores: a lock's hand-off demand is added while another core waits (solvers.mva's handoff)."""
         (m1, _), (mn, cn), (mt, ct) = self._d(1), self._d(n), self._d(self.n_t)
         z = (self.think + self.outside_misses * (mn["l1_bank"] - m1["l1_bank"])
-             + self.per_op["memory_fetches"] * (mn["bank_memory"] - m1["bank_memory"]) + self.shoot.per_op(n))
+             + self.per_op["memory_fetches"] * (mn["bank_memory"] - m1["bank_memory"]) + self.shoot.per_op(n)
+             + self.received.per_op(n))
         grow, reach = max(0.0, cn - ct), max(0.0, mn["l1_bank"] - mt["l1_bank"])
         demands, runs = [], []
         for s, sat in zip(self.stations, self.saturated):
@@ -263,7 +268,7 @@ class HotLinesOnBoard:
     def _params(c: Carried) -> dict:
         return {"think": c.think, "stations": len(c.stations), "traced_at": c.n_t, "at_cores": c.n0,
                 "demand": sum(s["demand"] for s in c.stations), "runs": sum(c.saturated), **c.per_op,
-                "shootdowns": c.shoot.describe()}
+                "shootdowns": "; ".join(x for x in (c.shoot.describe(), c.received.describe()) if x)}
 
     @staticmethod
     def describe(p) -> str:

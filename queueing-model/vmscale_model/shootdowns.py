@@ -17,7 +17,19 @@ t the targets per operation, p the cycles per target, n0 and n1 the two largest 
 shoot-downs (and different transfer paths), C(N) the board's mean transfer path: the same line
 through two measured counts that carries a lock's hold (hotcarried).  The targets' own time in
 the flush interrupt is inside p: a core waiting for its acknowledgements takes the others' IPIs.
-Nothing is fitted to the curve.  Pure: rows and functions in, numbers out.
+Nothing is fitted to the curve.
+
+The receivers' side (`Received`): every CPU a shoot-down targets takes an IPI and runs the flush in
+its handler, time its own operations lose, which no initiator's wait holds.  Per operation at N cores
+
+    I(N) = q(N) h(N)
+
+q the IPIs a CPU receives per operation of its own (the kernel's vmstat nr_tlb_remote_flush_received,
+per operation), scaled by (N - 1) / (n0 - 1) as t(N) is where the fitted counts show a broadcast;
+h the handler's cycles per IPI from a profiled run's sampled symbols (holds.csv rows of kind 'ipi',
+`vmscale threads`), on the line through two profiled counts against the board's path (as p).
+`pageshare` under radixvm-atomic: 882 and 927 cycles per IPI at 10 and 20 cores.
+Pure: rows and functions in, numbers out.
 """
 
 import math
@@ -25,6 +37,7 @@ import math
 from vmscale_model import methods
 
 CYCLES, TARGETS = "vmstat.radix_shootdown_cycles", "vmstat.radix_shootdown_targets"
+RECEIVED = "vmstat.nr_tlb_remote_flush_received"
 BROADCAST = 0.25        # targets per other CPU at n0 and n1 within this share of each other: a broadcast
 
 
@@ -60,8 +73,7 @@ class Carried:
         if n1 is not None:
             dc = float(transfer(self.n0)) - float(transfer(n1))
             self.slope = max(0.0, (self.per_target - seen[n1][1]) / dc)
-            r0, r1 = self.targets / (self.n0 - 1), seen[n1][0] / (n1 - 1)
-            self.broadcast = abs(r0 - r1) <= BROADCAST * max(r0, r1)
+            self.broadcast = _broadcast(self.targets, self.n0, seen[n1][0], n1)
         self.n1 = n1
 
     def __bool__(self):
@@ -81,3 +93,58 @@ class Carried:
         kind = "to every other CPU" if self.broadcast else "targeted"
         return (f"shoot-downs {kind}: {self.targets:.3g} targets/op x {self.per_target:.4g} cycles at {self.n0}"
                 f" (+{self.slope:.2g} per transfer cycle)")
+
+
+def _broadcast(r0: float, n0: int, r1: float, n1: int) -> bool:
+    """Counts per operation at n0 and n1 cores that follow N - 1: each other CPU's share within BROADCAST."""
+    a, b = r0 / (n0 - 1), r1 / (n1 - 1)
+    return abs(a - b) <= BROADCAST * max(a, b)
+
+
+class Received:
+    """I(N), the receivers' handler time per operation (module docstring), from the fitted rows of one
+    curve and its profiles' 'ipi' rows (holds.csv, with cores) up to the largest fitted count."""
+
+    def __init__(self, rows: list, ipi_rows: list, transfer):
+        acc = {}
+        for r in rows:
+            n, ops, q = int(float(r["cores"])), methods._num(r, "ops"), methods._num(r, RECEIVED)
+            if n > 1 and ops > 0 and q > 0:
+                a = acc.setdefault(n, [0.0, 0.0])
+                a[0], a[1] = a[0] + ops, a[1] + q
+        per = {n: q / ops for n, (ops, q) in acc.items()}
+        fitted = max((int(float(r["cores"])) for r in rows), default=0)
+        held = {}
+        for r in ipi_rows:
+            n, h = int(float(r["cores"])), methods._num(r, "hold_cycles")
+            if r.get("kind") == "ipi" and n <= fitted and h > 0:
+                held[n] = h
+        self._transfer = transfer
+        self.n0 = max(per) if per and held else None
+        if self.n0 is None:
+            return
+        self.q = per[self.n0]
+        lower = [n for n in sorted(per) if n < self.n0]
+        self.broadcast = bool(lower) and _broadcast(self.q, self.n0, per[lower[-1]], lower[-1])
+        hs = sorted(held)
+        self.h_at, self.h = hs[-1], held[hs[-1]]
+        below = [n for n in hs[:-1] if float(transfer(n)) != float(transfer(self.h_at))]
+        self.slope = (max(0.0, (self.h - held[below[-1]]) / (float(transfer(self.h_at)) - float(transfer(below[-1]))))
+                      if below else 0.0)
+
+    def __bool__(self):
+        return self.n0 is not None
+
+    def per_op(self, n: int) -> float:
+        """Cycles per operation a CPU spends handling others' shoot-down IPIs at n cores (0 at one)."""
+        if self.n0 is None or n <= 1:
+            return 0.0
+        q = self.q * (n - 1) / (self.n0 - 1) if self.broadcast else self.q
+        h = self.h + self.slope * (float(self._transfer(n)) - float(self._transfer(self.h_at)))
+        return q * max(0.0, h) if math.isfinite(h) else 0.0
+
+    def describe(self) -> str:
+        if self.n0 is None:
+            return ""
+        return (f"IPIs received {self.q:.3g}/op at {self.n0}{' (a broadcast)' if self.broadcast else ''}"
+                f" x {self.h:.4g} handler cycles at {self.h_at} (+{self.slope:.2g} per transfer cycle)")

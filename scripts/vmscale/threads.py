@@ -32,6 +32,14 @@ from vmscale_gem5.options import ROI_PROFILE_PERIOD
 
 PERIOD_TICKS = round(ROI_PROFILE_PERIOD * 1e12)     # the profile's period in ticks (ps)
 _CORE = re.compile(r"board\.processor\.(?:cores|start|switch)(\d*)\.core\.(.+)")
+# The symbols a CPU runs on taking a call-function IPI (a TLB shoot-down's flush, in 6.12 through
+# smp_call_function_many_cond): its entry, the queue's walk, the flush, the EOI.  Shared entry code that
+# page faults also take (irqentry_enter/exit) is left out: an IPI's cost is slightly under-counted.
+IPI_HANDLER = frozenset({"asm_sysvec_call_function", "sysvec_call_function", "__sysvec_call_function",
+                         "asm_sysvec_call_function_single", "sysvec_call_function_single",
+                         "__sysvec_call_function_single", "generic_smp_call_function_single_interrupt",
+                         "__flush_smp_call_function_queue", "flush_tlb_func", "irq_enter_rcu", "irq_exit_rcu",
+                         "native_apic_mem_eoi"})
 _L1 = re.compile(r"board\.cache_hierarchy\.ruby_system\.l1_controllers(\d*)\.(L1[DI]cache\.m_demand_misses)")
 
 
@@ -169,6 +177,21 @@ def socket_shares(threads: list, symbols: dict, kind: str = "ticks", top: int = 
     return out
 
 
+def ipi_row(symbols: dict, received: float, ops: float, window_ticks: int, tick_per_cycle: float,
+            period_ticks: int = PERIOD_TICKS):
+    """A holds.csv row (kind 'ipi') for the shoot-down IPIs the CPUs took in one ROI: holds = IPIs
+    received (the kernel's vmstat count), hold_cycles = the CPUs' time in IPI_HANDLER per IPI (the
+    sampled time scaled by period / window: every CPU is traced in the same windows); None where
+    none was received or none sampled.  The receivers' side of a shoot-down, which the initiator's
+    wait (the kernel's radix_shootdown_cycles) does not hold."""
+    ticks = sum(c["ticks"][s] for c in symbols.values() for s in IPI_HANDLER if s in c["ticks"])
+    if not (received > 0 and ops > 0 and ticks > 0 and tick_per_cycle == tick_per_cycle):
+        return None
+    per = ticks * period_ticks / window_ticks / tick_per_cycle / received
+    return {"site": "call-function-ipi", "kind": "ipi", "holds": int(received), "hold_cycles": per,
+            "weight": math.nan, "held": math.nan, "holds_per_op": received / ops}
+
+
 def _hz(clock: str) -> float:
     m = re.fullmatch(r"([\d.]+)\s*([GMk]?)Hz", str(clock))
     if not m:
@@ -236,6 +259,10 @@ def load(run_dir) -> list:
                                      acquired=[a for a in acquired if a["roi"] == i])
             held += lockholds.cycle_rows(occupancy, acquired, i, tick_per_cycle, e - b,
                                          float(case.result.get("ops") or 0))
+            ipi = ipi_row(profiles[i], float((case.result.get("vmstat") or {}).get("nr_tlb_remote_flush_received")
+                                             or 0), float(case.result.get("ops") or 0), window_ns * 1000,
+                          tick_per_cycle)
+            held += [ipi] if ipi else []
         out.append({"case": cid, "variant": case.variant, "workload": case.workload, "cores": cores or len(tc),
                     "per_socket": per_socket, "threads": threads,
                     "symbols": profiles[i] if profiles is not None else None,
@@ -267,7 +294,7 @@ def render(cases: list) -> str:
         if c.get("holds"):
             lines.append("  lock holds (roi_profile): site, kind, holds seen whole, mean hold, share of the ROI held, "
                          "holds per op, a sleeping lock's mean hand-off to its waiter")
-            for h in [h for h in c["holds"] if h.get("kind") != "rwsem-cycle"][:8]:
+            for h in [h for h in c["holds"] if h.get("kind") not in ("rwsem-cycle", "ipi")][:8]:
                 g = h.get("handoff_cycles", math.nan)
                 lines.append(f"    {h['site']:<32} {h.get('kind', 'irqsave'):<11} {h['holds']:>6}  "
                              f"{h['hold_cycles']:>9,.0f} cycles  {h.get('held', math.nan):>5.1%}  "
@@ -278,6 +305,9 @@ def render(cases: list) -> str:
                 lines.append(f"    {h['site']:<32} its cycle: a writer held it {h['held']:.1%} of the traced time, "
                              f"someone queued with no writer in it {h['waiting']:.1%}; per op {v:.2f} acquisitions, "
                              f"written {v * h['hold_cycles']:,.0f} + queued for {v * h['handoff_cycles']:,.0f} cycles")
+            for h in [h for h in c["holds"] if h.get("kind") == "ipi"]:
+                lines.append(f"    shoot-down IPIs received: {h['holds_per_op']:.3g} per op, {h['hold_cycles']:,.0f} cycles "
+                             "each in the handler (sampled)")
     return "\n".join(lines)
 
 
