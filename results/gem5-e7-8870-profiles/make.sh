@@ -26,7 +26,7 @@
 #     it also has the shoot-down IPIs' handler time, kind 'ipi');
 #   080c-pageshare-atomic-500: the same case at 80 cores (where every model fitted on 1-20 missed it), 500 ns of
 #     every 100 us traced: where an operation's sixfold growth from 40 cores goes.
-# KEEP_TRACES=DIR moves a trace that is not kept into DIR instead of deleting it.
+# KEEP_TRACES=DIR moves a trace that is not kept into DIR (as CASE.trace.out.*) instead of deleting it.
 # GEM5 must be set.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -59,9 +59,13 @@ for c in ${CASES:-$all}; do
   .venv/bin/vmscale threads "$d"
   if [ $window = 500 ]; then
     (cd "$d/m5out" && gzip -dc trace.out.gz | xz -9 > trace.out.xz && rm trace.out.gz)
+  fi
+  # a trace is kept as xz under 4 MiB (no tracked file reaches 5 MiB; 080c-pageshare-atomic-500's is 17 MB)
+  if [ -f "$d/m5out/trace.out.xz" ] && [ $(stat -c %s "$d/m5out/trace.out.xz") -lt 4194304 ]; then
+    :
   elif [ -n "${KEEP_TRACES:-}" ]; then
-    mv "$d/m5out/trace.out.gz" "$KEEP_TRACES/$c.trace.out.gz"
+    for f in "$d"/m5out/trace.out.*; do mv "$f" "$KEEP_TRACES/$c.${f##*/}"; done
   else
-    rm "$d/m5out/trace.out.gz"
+    rm -f "$d"/m5out/trace.out.*
   fi
 done
