@@ -15,9 +15,9 @@ operation in it.  Per operation at N cores:
 
 t the targets per operation, p the cycles per target, n0 and n1 the two largest fitted counts with
 shoot-downs (and different transfer paths), C(N) the board's mean transfer path: the same line
-through two measured counts that carries a lock's hold (hotcarried).  The targets' own time in
-the flush interrupt is inside p: a core waiting for its acknowledgements takes the others' IPIs.
-Nothing is fitted to the curve.
+through two measured counts that carries a lock's hold (hotcarried).  A core waiting for its
+acknowledgements takes the others' IPIs meanwhile, so p holds the handler time that falls inside
+the initiator's own wait.  Nothing is fitted to the curve.
 
 The receivers' side (`Received`): every CPU a shoot-down targets takes an IPI and runs the flush in
 its handler, time its own operations lose, which no initiator's wait holds.  Per operation at N cores
@@ -28,7 +28,10 @@ q the IPIs a CPU receives per operation of its own (the kernel's vmstat nr_tlb_r
 per operation), scaled by (N - 1) / (n0 - 1) as t(N) is where the fitted counts show a broadcast;
 h the handler's cycles per IPI from a profiled run's sampled symbols (holds.csv rows of kind 'ipi',
 `vmscale threads`), on the line through two profiled counts against the board's path (as p).
-`pageshare` under radixvm-atomic: 882 and 927 cycles per IPI at 10 and 20 cores.
+`pageshare` under radixvm-atomic: 882 and 927 cycles per IPI at 10 and 20 cores.  I(N) holds all
+of a CPU's handler time, also the part spent while the CPU itself waits in a shoot-down, which p
+already holds: an upper bound (for pageshare that wait is 47% of an operation at 20 cores; without
+that share its hot lines and locks err +6.3% at 40 instead of +0%).
 Pure: rows and functions in, numbers out.
 """
 
