@@ -34,7 +34,7 @@ for its line's hand-off.  With the lock holds of a profiled run of the case (`vm
 holds.csv, at the largest profiled count n_h not above the fitted ones) each lock is a station too:
 visits v = holds per operation (pooled over the profiled counts: a code path's rate, sampled), service h(N) = max(0, h(n_h) + m (C(N) - C(n_h))), where m (the
 transfers a hold waits on that lengthen with the path) comes from a second profiled count n_h' as
-(h(n_h) - h(n_h')) / (C(n_h) - C(n_h')), else 0: the line through the two profiles, so below n_h
+(h(n_h) - h(n_h')) / (C(n_h) - C(n_h')), else 0: the line through the two profiles (pathline), so below n_h
 (one socket) the hold is the smaller count's, not the larger's.  Its demand at the smallest profiled count, the
 nearest to one core's, leaves the think time (as a line's traced hand-off does): a hold lengthens
 with its waiters even on one socket (mmap_lock's munmap hold: 90k cycles at 10 cores, 146k at 20),
@@ -54,7 +54,7 @@ Pure: rows and functions in, numbers out.
 import numpy as np
 
 from vmscale_model import fit as fitlib
-from vmscale_model import hotstations, methods, phases, shootdowns, solvers
+from vmscale_model import hotstations, methods, pathline, phases, shootdowns, solvers
 from vmscale_model.sockets import SATURATED, ownership_runs, per_op
 
 BAND_Z = 1.645      # a 5-95% band's edges, in standard errors
@@ -127,8 +127,7 @@ def locks(hold_rows: list, n_max: int, transfer) -> list:
                     max(0.0, d2 / v / (d / v) ** 2 - 1) if spread else 0.0)
                 for k, (v, d, ng, g, n, d2, spread) in acc.items()}
     profiles = {n: at(n) for n in counts}
-    top, below, lowest = profiles[counts[-1]], profiles[counts[-2]] if len(counts) > 1 else {}, profiles[counts[0]]
-    dc = float(transfer(counts[-1])) - float(transfer(counts[-2])) if len(counts) > 1 else 0.0
+    top, lowest = profiles[counts[-1]], profiles[counts[0]]
     out = []
     for name, (_, h, g, seen_top, cycled, cv2) in top.items():
         # A lock's takings per operation are its code path's (the LRU's batches of 31 folios, a drain
@@ -138,15 +137,16 @@ def locks(hold_rows: list, n_max: int, transfer) -> list:
         same = [p[name] for p in profiles.values() if name in p and p[name][4] == cycled and p[name][3] > 0]
         seen = sum(x[3] for x in same)
         v = seen / sum(x[3] / x[0] for x in same) if same else top[name][0]
-        m = mg = 0.0
+        # hold and hand-off, each on the line through two profiled counts (pathline)
+        held = {n: p[name] for n, p in profiles.items() if name in p}
+        hold = pathline.through({n: x[1] for n, x in held.items()}, transfer)
+        m, mg = hold.slope, pathline.through({n: x[2] for n, x in held.items()}, transfer).slope
         # the sampling variance of a count's mean hold (0 where holds.csv has no spread)
         var_top = cv2 * h * h / seen_top if seen_top > 0 else 0.0
         var_below = 0.0
-        if name in below and dc > 0:
-            m = max(0.0, (h - below[name][1]) / dc)
-            mg = max(0.0, (g - below[name][2]) / dc)
-            hb, nb = below[name][1], below[name][3]
-            var_below = below[name][5] * hb * hb / nb if m > 0 and nb > 0 else 0.0
+        if m > 0:
+            _, hb, _, nb, _, cv2b = held[hold.below]
+            var_below = cv2b * hb * hb / nb if nb > 0 else 0.0
         h_low = lowest.get(name, top[name])[1]
         out.append({"name": name, "visits": v, "service": h, "per_transfer": m, "handoff": g,
                     "handoff_per_transfer": mg, "cores": counts[-1], "demand_low": v * h_low,
@@ -154,7 +154,7 @@ def locks(hold_rows: list, n_max: int, transfer) -> list:
                     # sampling errors: the pooled rate's (relative), and the two profiled holds' (the
                     # line through them carries both: Carried.hold_sd)
                     "rate_error": 1 / seen ** 0.5 if seen > 0 else 0.0, "hold_var": var_top,
-                    "hold_var_below": var_below, "transfer_step": dc})
+                    "hold_var_below": var_below, "transfer_step": hold.step})
     return sorted(out, key=lambda k: -k["visits"] * (k["service"] + k["handoff"]))
 
 
@@ -187,8 +187,8 @@ class Carried:
         self.locks = locks([r for r in hold_rows if r.get("kind") != "ipi"], self.n0, lambda n: self._d(n)[1])
         # a design's broadcast TLB shoot-downs (RadixVM's, counted by the kernel): a wait outside every queue,
         # and, where profiled, the receivers' handler time
-        self.shoot = shootdowns.Carried(rows, lambda n: self._d(n)[1])
-        self.received = shootdowns.Received(rows, ipi, lambda n: self._d(n)[1])
+        self.shoot = shootdowns.Carried(rows, self._path)
+        self.received = shootdowns.Received(rows, ipi, self._path)
         self.lock_z = lock_z
         if lock_z:
             for k in self.locks:
@@ -201,6 +201,9 @@ class Carried:
         self.saturated = [x * s["demand"] >= SATURATED and s["visits"] < 1 for s in self.stations]
         self.outside_misses = max(0.0, self.per_op["misses"] - sum(s["visits"] for s in self.stations))
 
+    def _path(self, n):
+        return self._d(n)[1]
+
     def _d(self, n):
         if n not in self._cache:
             self._cache[n] = (self._miss(n), float(self._transfer(n)))
@@ -209,7 +212,7 @@ class Carried:
     def hold(self, k: dict, n: int) -> float:
         """A lock's hold at n cores: its profiled hold, lengthened (or, below the profile, shortened)
         by its transfers' path; at a band's edge moved by lock_z of its sampling error there."""
-        h = k["service"] + k["per_transfer"] * (self._d(n)[1] - self._d(k["cores"])[1])
+        h = pathline.PathLine(k["cores"], k["service"], k["per_transfer"])(n, self._path)
         return max(0.0, h + self.lock_z * self.hold_sd(k, n))
 
     def hold_sd(self, k: dict, n: int) -> float:
@@ -222,7 +225,7 @@ class Carried:
 
     def handoff(self, k: dict, n: int) -> float:
         """A lock's hand-off to a waiter at n cores, carried as the hold is."""
-        return max(0.0, k["handoff"] + k["handoff_per_transfer"] * (self._d(n)[1] - self._d(k["cores"])[1]))
+        return max(0.0, pathline.PathLine(k["cores"], k["handoff"], k["handoff_per_transfer"])(n, self._path))
 
     def at(self, n: int) -> tuple:
         """(Z(N), [demand_k(N)], [operations per ownership of each line], [hand-off demand_k(N)]) at n

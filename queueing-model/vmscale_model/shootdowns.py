@@ -14,8 +14,8 @@ operation in it.  Per operation at N cores:
     p(N) = p(n0) + m (C(N) - C(n0)),  m = (p(n0) - p(n1)) / (C(n0) - C(n1))
 
 t the targets per operation, p the cycles per target, n0 and n1 the two largest fitted counts with
-shoot-downs (and different transfer paths), C(N) the board's mean transfer path: the same line
-through two measured counts that carries a lock's hold (hotcarried).  A core waiting for its
+shoot-downs (and different transfer paths), C(N) the board's mean transfer path: the line
+through two measured counts that carries a lock's hold too (vmscale_model.pathline).  A core waiting for its
 acknowledgements takes the others' IPIs meanwhile, so p holds the handler time that falls inside
 the initiator's own wait.  Nothing is fitted to the curve.
 
@@ -37,7 +37,7 @@ Pure: rows and functions in, numbers out.
 
 import math
 
-from vmscale_model import methods
+from vmscale_model import methods, pathline
 
 CYCLES, TARGETS = "vmstat.radix_shootdown_cycles", "vmstat.radix_shootdown_targets"
 RECEIVED = "vmstat.nr_tlb_remote_flush_received"
@@ -68,16 +68,10 @@ class Carried:
             self.broadcast = False
             return
         self._transfer = transfer
-        self.targets, self.per_target = seen[self.n0]
-        below = [n for n in counts[:-1] if float(transfer(n)) != float(transfer(self.n0))]
-        n1 = below[-1] if below else None
-        self.slope = 0.0
-        self.broadcast = False
-        if n1 is not None:
-            dc = float(transfer(self.n0)) - float(transfer(n1))
-            self.slope = max(0.0, (self.per_target - seen[n1][1]) / dc)
-            self.broadcast = _broadcast(self.targets, self.n0, seen[n1][0], n1)
-        self.n1 = n1
+        self.targets = seen[self.n0][0]
+        self.line = pathline.through({n: c for n, (_, c) in seen.items()}, transfer)
+        self.per_target, self.slope, self.n1 = self.line.value, self.line.slope, self.line.below or None
+        self.broadcast = bool(self.n1) and _broadcast(self.targets, self.n0, seen[self.n1][0], self.n1)
 
     def __bool__(self):
         return self.n0 is not None
@@ -87,7 +81,7 @@ class Carried:
         if self.n0 is None or n <= 1:
             return 0.0
         t = self.targets * (n - 1) / (self.n0 - 1) if self.broadcast else self.targets
-        p = self.per_target + self.slope * (float(self._transfer(n)) - float(self._transfer(self.n0)))
+        p = self.line(n, self._transfer)
         return t * max(0.0, p) if math.isfinite(p) else 0.0
 
     def describe(self) -> str:
@@ -129,11 +123,8 @@ class Received:
         self.q = per[self.n0]
         lower = [n for n in sorted(per) if n < self.n0]
         self.broadcast = bool(lower) and _broadcast(self.q, self.n0, per[lower[-1]], lower[-1])
-        hs = sorted(held)
-        self.h_at, self.h = hs[-1], held[hs[-1]]
-        below = [n for n in hs[:-1] if float(transfer(n)) != float(transfer(self.h_at))]
-        self.slope = (max(0.0, (self.h - held[below[-1]]) / (float(transfer(self.h_at)) - float(transfer(below[-1]))))
-                      if below else 0.0)
+        self.line = pathline.through(held, transfer)
+        self.h_at, self.h, self.slope = self.line.at, self.line.value, self.line.slope
 
     def __bool__(self):
         return self.n0 is not None
@@ -143,7 +134,7 @@ class Received:
         if self.n0 is None or n <= 1:
             return 0.0
         q = self.q * (n - 1) / (self.n0 - 1) if self.broadcast else self.q
-        h = self.h + self.slope * (float(self._transfer(n)) - float(self._transfer(self.h_at)))
+        h = self.line(n, self._transfer)
         return q * max(0.0, h) if math.isfinite(h) else 0.0
 
     def describe(self) -> str:
