@@ -100,3 +100,16 @@ def test_no_profile_or_no_ipis_add_nothing():
 def test_a_targeted_count_of_ipis_keeps_its_rate():
     r = shootdowns.Received(_received({10: 2.0, 20: 2.0}), _ipi({20: 1000.0}), far)
     assert not r.broadcast and r.per_op(80) == pytest.approx(2 * 1000)
+
+
+def test_only_the_handler_time_that_interrupted_work_is_added():
+    rows = _ipi({10: 800.0, 20: 1000.0})
+    for r in rows:      # the top count's split is the one used
+        r["work_share"] = "0.4" if int(float(r["cores"])) == 20 else "0.9"
+    r = shootdowns.Received(_received({10: 9.0, 20: 19.0}), rows, far)
+    assert r.work == pytest.approx(0.4) and r.per_op(40) == pytest.approx(39 * 1000 * 0.4)
+    assert "40% of it interrupting work" in r.describe()
+    # a row without the split (NaN, as holds.csv writes it) counts all of it
+    for row in rows:
+        row["work_share"] = "nan"
+    assert shootdowns.Received(_received({10: 9.0, 20: 19.0}), rows, far).per_op(40) == pytest.approx(39 * 1000)

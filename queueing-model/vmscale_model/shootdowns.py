@@ -28,10 +28,14 @@ q the IPIs a CPU receives per operation of its own (the kernel's vmstat nr_tlb_r
 per operation), scaled by (N - 1) / (n0 - 1) as t(N) is where the fitted counts show a broadcast;
 h the handler's cycles per IPI from a profiled run's sampled symbols (holds.csv rows of kind 'ipi',
 `vmscale threads`), on the line through two profiled counts against the board's path (as p).
-`pageshare` under radixvm-atomic: 882 and 927 cycles per IPI at 10 and 20 cores.  I(N) holds all
-of a CPU's handler time, also the part spent while the CPU itself waits in a shoot-down, which p
-already holds: an upper bound (for pageshare that wait is 47% of an operation at 20 cores; without
-that share its hot lines and locks err +6.3% at 40 instead of +0%).
+Where the profile read the IPIs as episodes on its time line (vmscale.ipis: entry to return, and what
+each interrupted), h is theirs and I(N) keeps only the share w that interrupted the CPU's work: the
+handler time inside its own shoot-down's wait is in p already, and an idle CPU's loses no operation,
+
+    I(N) = q(N) h(N) w
+
+w measured at the top profiled count.  A row without the split (a profile made before it: the
+handler's symbols only, which miss the entry code and the queue's walk) counts all of it (w = 1).
 Pure: rows and functions in, numbers out.
 """
 
@@ -111,11 +115,13 @@ class Received:
                 a[0], a[1] = a[0] + ops, a[1] + q
         per = {n: q / ops for n, (ops, q) in acc.items()}
         fitted = max((int(float(r["cores"])) for r in rows), default=0)
-        held = {}
+        held, work = {}, {}
         for r in ipi_rows:
             n, h = int(float(r["cores"])), methods._num(r, "hold_cycles")
             if r.get("kind") == "ipi" and n <= fitted and h > 0:
                 held[n] = h
+                w = methods._num(r, "work_share")
+                work[n] = w if 0 <= w <= 1 else 1.0     # a row without the split: all of it
         self._transfer = transfer
         self.n0 = max(per) if per and held else None
         if self.n0 is None:
@@ -125,6 +131,7 @@ class Received:
         self.broadcast = bool(lower) and _broadcast(self.q, self.n0, per[lower[-1]], lower[-1])
         self.line = pathline.through(held, transfer)
         self.h_at, self.h, self.slope = self.line.at, self.line.value, self.line.slope
+        self.work = work[self.h_at]
 
     def __bool__(self):
         return self.n0 is not None
@@ -135,10 +142,11 @@ class Received:
             return 0.0
         q = self.q * (n - 1) / (self.n0 - 1) if self.broadcast else self.q
         h = self.line(n, self._transfer)
-        return q * max(0.0, h) if math.isfinite(h) else 0.0
+        return q * max(0.0, h) * self.work if math.isfinite(h) else 0.0
 
     def describe(self) -> str:
         if self.n0 is None:
             return ""
         return (f"IPIs received {self.q:.3g}/op at {self.n0}{' (a broadcast)' if self.broadcast else ''}"
-                f" x {self.h:.4g} handler cycles at {self.h_at} (+{self.slope:.2g} per transfer cycle)")
+                f" x {self.h:.4g} handler cycles at {self.h_at} (+{self.slope:.2g} per transfer cycle)"
+                + (f", {self.work:.0%} of it interrupting work" if self.work < 1 else ""))

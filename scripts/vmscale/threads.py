@@ -26,7 +26,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from vmscale import lockholds
+from vmscale import ipis, lockholds
 from vmscale.errors import VmscaleError
 from vmscale_gem5.options import ROI_PROFILE_PERIOD
 
@@ -178,18 +178,28 @@ def socket_shares(threads: list, symbols: dict, kind: str = "ticks", top: int = 
 
 
 def ipi_row(symbols: dict, received: float, ops: float, window_ticks: int, tick_per_cycle: float,
-            period_ticks: int = PERIOD_TICKS):
+            period_ticks: int = PERIOD_TICKS, episodes: dict = None):
     """A holds.csv row (kind 'ipi') for the shoot-down IPIs the CPUs took in one ROI: holds = IPIs
-    received (the kernel's vmstat count), hold_cycles = the CPUs' time in IPI_HANDLER per IPI (the
+    received (the kernel's vmstat count), hold_cycles = the CPUs' time handling them per IPI (the
     sampled time scaled by period / window: every CPU is traced in the same windows); None where
     none was received or none sampled.  The receivers' side of a shoot-down, which the initiator's
-    wait (the kernel's radix_shootdown_cycles) does not hold."""
+    wait (the kernel's radix_shootdown_cycles) does not hold.  With the ROI's episodes (ipis.episodes)
+    the time is theirs, entry to return, and work_share the share of it that interrupted neither the
+    CPU's own shoot-down wait nor its idle loop; without, the IPI_HANDLER symbols' time (an
+    under-count: it misses the entry code and the queue's walk)."""
     ticks = sum(c["ticks"][s] for c in symbols.values() for s in IPI_HANDLER if s in c["ticks"])
+    shares = {}
+    if episodes and episodes.get("ticks", 0) > 0:
+        ticks, shares = episodes["ticks"], ipis.split(episodes["interrupted"])
     if not (received > 0 and ops > 0 and ticks > 0 and tick_per_cycle == tick_per_cycle):
         return None
     per = ticks * period_ticks / window_ticks / tick_per_cycle / received
     return {"site": "call-function-ipi", "kind": "ipi", "holds": int(received), "hold_cycles": per,
-            "weight": math.nan, "held": math.nan, "holds_per_op": received / ops}
+            "weight": math.nan, "held": math.nan, "holds_per_op": received / ops,
+            "work_share": shares.get("work", math.nan), "wait_share": shares.get("wait", math.nan),
+            "idle_share": shares.get("idle", math.nan),
+            "episodes": episodes["whole"] if episodes else math.nan,
+            "interrupted": (episodes or {}).get("interrupted") or Counter()}
 
 
 def _hz(clock: str) -> float:
@@ -242,6 +252,8 @@ def load(run_dir) -> list:
             acquired, intervals = [], []
             holds = lockholds.spans(f, rois, window_ns * 1000, PERIOD_TICKS, acquired, intervals)
             occupancy = lockholds.occupancy(intervals, rois, window_ns * 1000, PERIOD_TICKS)
+        with opener(trace, "rt", errors="replace") as f:
+            episodes = ipis.episodes(f, rois, window_ns * 1000)
     out = []
     for i, (cid, dump) in enumerate(dumps):
         case = parsed.cases[cid]
@@ -261,7 +273,7 @@ def load(run_dir) -> list:
                                          float(case.result.get("ops") or 0))
             ipi = ipi_row(profiles[i], float((case.result.get("vmstat") or {}).get("nr_tlb_remote_flush_received")
                                              or 0), float(case.result.get("ops") or 0), window_ns * 1000,
-                          tick_per_cycle)
+                          tick_per_cycle, episodes=episodes[i])
             held += [ipi] if ipi else []
         out.append({"case": cid, "variant": case.variant, "workload": case.workload, "cores": cores or len(tc),
                     "per_socket": per_socket, "threads": threads,
@@ -308,6 +320,12 @@ def render(cases: list) -> str:
             for h in [h for h in c["holds"] if h.get("kind") == "ipi"]:
                 lines.append(f"    shoot-down IPIs received: {h['holds_per_op']:.3g} per op, {h['hold_cycles']:,.0f} cycles "
                              "each in the handler (sampled)")
+                if h.get("work_share", math.nan) == h.get("work_share", math.nan):
+                    top = ", ".join(f"{k} {v / sum(h['interrupted'].values()):.0%}"
+                                    for k, v in h["interrupted"].most_common(4))
+                    lines.append(f"      of it, {h['episodes']:,} whole episodes: interrupting work {h['work_share']:.0%}, "
+                                 f"the CPU's own shoot-down wait {h['wait_share']:.0%}, idle {h['idle_share']:.0%} "
+                                 f"({top})")
     return "\n".join(lines)
 
 
@@ -323,7 +341,7 @@ def symbols_csv(cases: list) -> str:
 def holds_csv(cases: list) -> str:
     """The lock holds of each case (lockholds.summary), as the model's lock stations read them."""
     keys = ["site", "kind", "holds", "hold_cycles", "weight", "held", "holds_per_op", "handoffs", "handoff_cycles",
-            "waiting", "hold_sd_cycles"]
+            "waiting", "hold_sd_cycles", "work_share"]
     rows = ["case,kernel_variant,workload,cores," + ",".join(keys)]
     for c in cases:
         for h in c.get("holds") or []:
