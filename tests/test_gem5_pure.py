@@ -439,3 +439,20 @@ def test_the_report_flags_points_whose_window_holds_few_operations_per_thread(tm
     flagged = [line for line in text.splitlines() if line.startswith("| ") and "(coarse)" in line]
     assert len(flagged) == sum(map(stats.coarse_window, rows)) and "**coarse**" in text
     assert not stats.coarse_window({"threads": "4", "window_ops": ""})       # no window: no flag
+
+
+def test_a_window_counted_in_chunks_is_coarse_by_its_steps():
+    """reclaim with 1,000 of 2,000 iterations per write (results/gem5-e7-8870-share-cache-reclaim-warm): ~1,000
+    operations per thread in the window, but one or two writes each, so every multi-thread point is coarse;
+    pageshare and pagecache count each operation and are not."""
+    import csv
+    rows = list(csv.DictReader(open(REPO / "results" / "gem5-e7-8870-share-cache-reclaim-warm" / "table.csv",
+                                    newline="")))
+    reclaim = [r for r in rows if r["workload"] == "reclaim" and int(r["cores"]) > 1]
+    assert reclaim and all(stats.count_step(r) == 1000 for r in reclaim)
+    assert all(stats.window_ops_per_thread(r) >= stats.COARSE_WINDOW_OPS for r in reclaim)
+    assert all(stats.coarse_window(r) for r in reclaim)
+    assert not any(stats.coarse_window(r) for r in rows if r["workload"] == "pagecache")
+    assert stats.count_step({"params.chunk": ""}) == 1.0 and stats.count_step({}) == 1.0
+    # the same window in steps of 100: 20 or more per thread is fine
+    assert not stats.coarse_window({"threads": "4", "window_ops": "8000", "params.chunk": "100"})

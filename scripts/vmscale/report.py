@@ -181,8 +181,9 @@ def report(table, out_dir, model=False) -> Path:
                       f"{stats.CAPACITY_INV_SHARE:.0%} of the L1 invalidations caused by LLC evictions: the board's "
                       "shared cache, not the design's sharing, explains that point's cost (vmscale_gem5.stats.capacity)."]
         if any(stats.coarse_window(r) for r in mine):
-            lines += ["", f"**coarse**: fewer than {stats.COARSE_WINDOW_OPS} operations per thread inside the window, "
-                      "which counts whole operations: its throughput is exact only to about one operation per thread "
+            lines += ["", f"**coarse**: fewer than {stats.COARSE_WINDOW_OPS} counting steps per thread inside the window "
+                      "(an operation, or a workload's `chunk` of them that one write to its /proc file runs), which "
+                      "counts whole steps: its throughput is exact only to about one step per thread "
                       "(low where the threads run in lockstep, each with one in flight at its close; "
                       "vmscale_gem5.stats.coarse_window). A longer ROI, or the slope between two ROI sizes, says more."]
         if any(stats.uneven_work(r) for r in mine):

@@ -138,13 +138,25 @@ def window_ops_per_thread(row: dict) -> float:
         return math.nan
 
 
+def count_step(row: dict) -> float:
+    """The operations a thread counts at once: a workload that runs them in the kernel (reclaim, refcount)
+    counts a write to its /proc file's `chunk` of them when the write returns; 1 for the rest."""
+    try:
+        chunk = float(row.get("params.chunk"))
+    except (TypeError, ValueError):
+        return 1.0
+    return chunk if chunk >= 1 else 1.0
+
+
 def coarse_window(row: dict) -> bool:
-    """Fewer than COARSE_WINDOW_OPS operations per thread inside the window (a multi-thread point)."""
+    """Fewer than COARSE_WINDOW_OPS counting steps (count_step) per thread inside the window (a
+    multi-thread point): the window counts whole steps, so its throughput is exact to about one step
+    per thread."""
     try:
         many = float(row.get("threads") or row.get("cores")) > 1
     except (TypeError, ValueError):
         return False
-    return many and window_ops_per_thread(row) < COARSE_WINDOW_OPS
+    return many and window_ops_per_thread(row) / count_step(row) < COARSE_WINDOW_OPS
 
 
 def capacity_bound(row: dict) -> bool:
