@@ -65,6 +65,7 @@ BAND_Z = 1.645      # a 5-95% band's edges, in standard errors
 # is its own lock.  A compiler's clone of a function (`__page_cache_release.part.0`) is the function.
 LOCK_OF_SITE = {"folio_batch_move_lru": "lru_lock", "folios_put_refs": "lru_lock", "__page_cache_release": "lru_lock",
                 "lru_note_cost": "lru_lock", "free_pcppages_bulk": "zone_lock", "rmqueue_bulk": "zone_lock",
+                "__rmqueue_pcplist": "zone_lock",     # rmqueue_bulk inlined into it (reclaim at 40 cores)
                 "free_one_page": "zone_lock",
                 # a page-cache lookup under the mapping's i_pages lock (kernel 0023, vm.vmscale_pagecache=locked)
                 "filemap_get_entry": "i_pages", "filemap_get_read_batch": "i_pages", "next_uptodate_folio": "i_pages",

@@ -29,7 +29,9 @@
 #   080c-reclaim-stock-500: reclaim under RCU at 80 cores, as results/gem5-e7-8870-share-cache-reclaim-warm, 500 ns
 #     of every 100 us traced: where its slower threads' time goes (the fastest finished in 40% of the slowest's cycles);
 #   040c-reclaim-stock-warm: the same at 40 cores as results/gem5-e7-8870-reclaim-warm (50 iterations per write),
-#     90 us of every 100 us traced: which spinlock its CPUs queue on (holds.csv names the lock's call sites).
+#     90 us of every 100 us traced: which spinlock its CPUs queue on (holds.csv names the lock's call sites: the
+#     zone lock, refilling per-CPU page lists for the node cache's new slabs); 010c-, 020c-reclaim-stock-warm the
+#     same at 10 and 20 cores, the lock stations of the model fitted on 1-20 (and -parsec- for PARSEC's).
 # KEEP_TRACES=DIR moves a trace that is not kept into DIR (as CASE.trace.out.*) instead of deleting it.
 # GEM5 must be set.
 set -euo pipefail
@@ -39,7 +41,8 @@ all="040c-fault-stock-64 080c-fault-stock-64 080c-local-radixvm-percore-10 010c-
      010c-fault-rwlock-warm 020c-fault-rwlock-warm 010c-fault-rcu-warm 020c-fault-rcu-warm 040c-fault-rcu-warm
      010c-local-stock-warm 020c-local-stock-warm 040c-local-stock-warm 010c-pagecache-locked-warm
      020c-pagecache-locked-warm 010c-pageshare-atomic-warm 020c-pageshare-atomic-warm 080c-pageshare-atomic-500
-     080c-reclaim-stock-500 040c-reclaim-stock-warm"
+     080c-reclaim-stock-500 040c-reclaim-stock-warm 010c-reclaim-stock-warm 020c-reclaim-stock-warm
+     010c-reclaim-parsec-warm 020c-reclaim-parsec-warm"
 for c in ${CASES:-$all}; do
   n=$((10#${c%%c-*})) window=500
   case $c in
@@ -53,7 +56,7 @@ for c in ${CASES:-$all}; do
     *-pageshare-atomic-500) w=pageshare v=radixvm-atomic params=(--param pageshare.iters=40) ;;
     *-reclaim-stock-500) w=reclaim v=stock
       params=(--param reclaim.iters=2000 --param reclaim.chunk=1000 --param reclaim.every=1) ;;
-    *-reclaim-stock-warm) w=reclaim v=stock window=90000
+    *-reclaim-*-warm) w=reclaim v=${c#*-reclaim-} v=${v%-warm} window=90000
       params=(--param reclaim.iters=2000 --param reclaim.chunk=50 --param reclaim.every=1) ;;
     *-local-radixvm-percore-10) w=local v=radixvm-percore params=(--param local.iters=10) ;;
     *) echo "make.sh: unknown case $c (one of: $all)" >&2; exit 2 ;;
