@@ -1,6 +1,7 @@
 #!/bin/bash
 # pageshare, pagecache and reclaim on the reference board at 1-40 cores (the contended two, pageshare under
-# radixvm-atomic and pagecache-locked, and reclaim in both designs also at 80), on the image the warm record's checkpoints boot
+# radixvm-atomic and pagecache-locked, reclaim and Refcache also at 80), on the image
+# the warm record's checkpoints boot
 # (results/gem5-e7-8870-share-cache-reclaim ran the image before: its harness wrote the program's statics inside the
 # ROI and queued every thread on one start counter), and their hot lines traced at 20 cores (--gem5 hotlines=1, the
 # curve's own parameters: the trace changes no simulated figure) for the hot-line models fitted on 1-20 and judged
@@ -12,8 +13,8 @@ cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-share-cache-reclaim-warm
 spec=scripts/sweeps/gem5-e7-8870-share-cache-reclaim-warm.toml
 .venv/bin/vmscale sweep run "$spec" --parallel 1 --out "$out/sweep"
-# at 80 cores (4x the fitted counts), a job each: the contended designs, and reclaim
-for w in pagecache pageshare reclaim; do
+# at 80 cores (4x the fitted counts), a job each: the contended designs, reclaim and Refcache
+for w in pagecache pageshare reclaim refcache; do
   .venv/bin/vmscale sweep run "${spec%.toml}-80-$w.toml" --parallel 1 --out "$out/sweep-80-$w"
 done
 # (a finished job only: gzip must not take the files of a job another sweep is still running)
