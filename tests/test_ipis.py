@@ -74,3 +74,10 @@ def test_the_ipi_row_takes_the_episodes_time_and_its_split():
     assert row["hold_cycles"] == pytest.approx(60.0) and row["work_share"] == pytest.approx(1 / 3)
     # without episodes: the handler's symbols only
     assert threads.ipi_row(sy, 2, 4, 1_000, 1.0, 1_000)["hold_cycles"] == pytest.approx(5.0)
+
+
+def test_an_entry_on_a_windows_first_line_counts_its_time_not_what_it_interrupted():
+    first = _trace(5, [(0, "asm_sysvec_call_function+0"), (10, "flush_tlb_func"), (20, "error_return"),
+                       (30, "native_irq_return_iret"), (40, "user")])
+    [e] = ipis.episodes(first, [(0, 20_000)], window_ticks=1_000)
+    assert e["ticks"] == 40 and e["episodes"] == 1 and e["whole"] == 0 and not e["interrupted"]

@@ -76,8 +76,9 @@ def episodes(lines, rois: list, window_ticks: int) -> list:
         elif ep is not None:
             if returning and sym not in RETURN:         # the interrupted code resumes
                 out[i]["ticks"] += tick - ep[0]
-                out[i]["whole"] += 1
-                out[i]["interrupted"][ep[1]] += tick - ep[0]
+                if ep[1] != UNKNOWN:    # (an entry on a window's first line: what it interrupted is not seen)
+                    out[i]["whole"] += 1
+                    out[i]["interrupted"][ep[1]] += tick - ep[0]
                 ep, returning = None, False
             else:
                 returning = returning or sym in RETURN
