@@ -178,9 +178,14 @@ static inline uint64_t stamp(void)
 	return t;
 }
 
-static void wait_for(_Atomic uint64_t *v, uint64_t want)	/* inside a pair: both threads busy */
+/*
+ * Inside a pair: both threads busy.  Steps only grow, pair after pair: a writer
+ * whose vCPU was descheduled until the next pair's reader overwrote the flag
+ * must still see its own step as reached.
+ */
+static void wait_for(_Atomic uint64_t *v, uint64_t want)
 {
-	while (atomic_load_explicit(v, memory_order_acquire) != want)
+	while (atomic_load_explicit(v, memory_order_acquire) < want)
 		_mm_pause();
 }
 
