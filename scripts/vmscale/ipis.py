@@ -17,6 +17,7 @@ it interrupted.  Pure: trace lines in, per-ROI tallies out.
 
 from collections import Counter
 
+from vmscale.lockholds import roi_of
 from vmscale_gem5.profile import TRACE_LINE
 
 ENTRY = frozenset({"asm_sysvec_call_function", "asm_sysvec_call_function_single"})
@@ -36,10 +37,6 @@ IDLE = frozenset({"default_idle", "pv_native_safe_halt", "native_safe_halt", "de
 UNKNOWN = "?"       # an episode whose entry fell before its window
 
 
-def _roi(tick, rois):
-    return next((i for i, (b, e) in enumerate(rois) if b <= tick <= e), None)
-
-
 def episodes(lines, rois: list, window_ticks: int) -> list:
     """Exec-trace lines -> per ROI {"ticks": every episode's traced ticks, "episodes": episodes with an
     entry seen, "whole": of those, ended in the window, "interrupted": Counter(symbol -> ticks of whole
@@ -55,7 +52,7 @@ def episodes(lines, rois: list, window_ticks: int) -> list:
         tick, cpu, pc, sym = int(m[1]), int(m[2] or 0), m[3], m[4]
         # the stub's first instruction (gem5 prints no offset there): it also runs on the way out
         entry = sym in ENTRY and line[m.end(4):m.end(4) + 1] != "+"
-        i = _roi(tick, rois)
+        i = roi_of(tick, rois)
         if i is None:
             continue
         if not sym:

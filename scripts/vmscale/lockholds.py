@@ -68,6 +68,11 @@ WRITE_UNLOCK, READ_UNLOCK, DOWNGRADE = "up_write", "up_read", "downgrade_write" 
 RET = re.compile(r":\s+ret\b")
 
 
+def roi_of(tick: int, rois: list):
+    """The index of the ROI [(begin, end) ticks] holding tick, or None (the trace readers' shared test)."""
+    return next((i for i, (b, e) in enumerate(rois) if b <= tick <= e), None)
+
+
 def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0, acquired: list = None,
           intervals: list = None) -> list:
     """Exec-trace lines -> complete holds [{roi, cpu, site, hold, end, kind}] in ticks, kind 'irqsave',
@@ -99,7 +104,7 @@ def spans(lines, rois: list, window_ticks: int, period_ticks: int = 0, acquired:
         if not m:
             continue
         tick, cpu, sym = int(m[1]), int(m[2] or 0), m[4] or ""
-        roi = next((i for i, (b, e) in enumerate(rois) if b <= tick <= e), None)
+        roi = roi_of(tick, rois)
         st = state.setdefault(cpu, {"last": None, "stack": [], "wstack": [], "rstack": [], "entered": None,
                                     "roi": None, "win": None})
         last = st["last"]

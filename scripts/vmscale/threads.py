@@ -128,7 +128,7 @@ def sampled(lines, rois: list, window_ticks: int, period_ticks: int = PERIOD_TIC
         if not m:
             continue
         tick, cpu, pc, sym = int(m[1]), int(m[2] or 0), m[3], m[4]
-        i = next((i for i, (b, e) in enumerate(rois) if b <= tick <= e), None)
+        i = lockholds.roi_of(tick, rois)
         if i is None:
             continue
         if not sym:
