@@ -273,6 +273,44 @@ def _add_study(sub):
     st.set_defaults(func=_guarded(_study))
 
 
+def _locks(a):
+    from vmscale_gem5.board import with_sockets
+    from vmscale_model import lockcheck, study
+    rows = fitlib.load_table(a.table, a.workload, a.variant, "gem5", a.board, a.ops_per_thread)
+    if len({study.roi_size(r) for r in rows}) > 1:
+        raise ValueError(f"{a.table}: {a.workload}/{a.variant} has several ROI sizes: choose one with --ops-per-thread")
+    board = with_sockets(a.board)
+    if board is None:
+        raise ValueError(f"board {a.board!r}: not a sockets board this vmscale can make (its distances carry the locks)")
+    mine = lambda r: r.get("workload") == a.workload and r.get("kernel_variant") == a.variant  # noqa: E731
+    trace = [r for path in a.hotlines for r in hotline_rows(path) if mine(r)]
+    held = [r for path in a.holds for r in hold_rows(path) if mine(r)]
+    if not trace or not held:
+        raise ValueError(f"no {'hot-line trace' if not trace else 'lock profile'} of {a.workload}/{a.variant} "
+                         "in the files given")
+    print(lockcheck.render(lockcheck.check(rows, trace, held, board, a.train_max), a.min_share), end="")
+    return 0
+
+
+def _add_locks(sub):
+    lk = sub.add_parser("locks", help="the lock stations `hotlocks` carried past its fitted core counts, beside "
+                                      "the profiles made there (holds.csv at a held-out count): which of a lock's "
+                                      "takings, hold and hand-off the carrying got wrong")
+    lk.add_argument("table", help="the curve's table (window_ops_per_cycle)")
+    lk.add_argument("--workload", required=True, help="the curve's workload")
+    lk.add_argument("--variant", required=True, help="the curve's kernel variant")
+    lk.add_argument("--board", default="board=e7-8870", help="the curve's gem5.board label (a sockets board)")
+    lk.add_argument("--hotlines", metavar="CSV", nargs="+", required=True, help="hotlines.csv of the case")
+    lk.add_argument("--holds", metavar="CSV", nargs="+", required=True,
+                    help="holds.csv of the case: those at or below --train-max make the stations, those above are "
+                    "the check")
+    lk.add_argument("--train-max", type=int, default=20, help="the model's largest fitted core count (default 20)")
+    lk.add_argument("--ops-per-thread", type=float, help="the curve's ROI size, if the table holds several")
+    lk.add_argument("--min-share", type=float, default=0.01,
+                    help="show locks busy at least this share of the time, carried or profiled (default 0.01)")
+    lk.set_defaults(func=_guarded(_locks))
+
+
 def _add_interconnect(sub):
     ic = sub.add_parser("interconnect", help="fit a curve on one gem5 board, predict it on another (e.g. crossbar "
                                              "to mesh) from the boards' hop counts, and judge the prediction")
@@ -401,6 +439,7 @@ def add_commands(p):
     _add_interconnect(sub)
     _add_sockets(sub)
     _add_stations(sub)
+    _add_locks(sub)
     _add_solvers(sub)
     g = sub.add_parser("piggin", help="reproduce Piggin Figure 3.1")
     g.add_argument("--out", default=".", help="output directory (default: here)")

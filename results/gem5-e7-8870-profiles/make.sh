@@ -13,7 +13,8 @@
 # for the lock holds (`vmscale threads` writes holds.csv: a hold must fit in a window):
 #   010c-fault-stock-warm, 020c-fault-stock-warm (and -rwlock-, -rcu-): fault as results/gem5-e7-8870-warm
 #     (two rounds of 64 pages), 20 us of every 100 us traced; the trace (gigabytes) is not kept, its tables are;
-#     040c-fault-rcu-warm past the fitted counts (what the model carried the LRU lock's hold to).  Since session 40
+#     040c-fault-rcu-warm past the fitted counts (what the model carried the LRU lock's hold to), and
+#     080c-fault-rcu-warm (session 46) where the model fitted on 1-20 errs -14.3%.  Since session 40
 #     those at 10 and 20 cores trace 90 us of every 100: the LRU lock's 17-41 holds seen at 20 us decided
 #     their 80-core verdicts (results/FINDINGS.md, session 40); the holds' spread is kept (hold_sd_cycles).
 #   010c-local-stock-warm, 020c-local-stock-warm: local under Linux 6.12, four rounds per thread after the
@@ -38,7 +39,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-profiles
 all="040c-fault-stock-64 080c-fault-stock-64 080c-local-radixvm-percore-10 010c-fault-stock-warm 020c-fault-stock-warm
-     010c-fault-rwlock-warm 020c-fault-rwlock-warm 010c-fault-rcu-warm 020c-fault-rcu-warm 040c-fault-rcu-warm
+     010c-fault-rwlock-warm 020c-fault-rwlock-warm 010c-fault-rcu-warm 020c-fault-rcu-warm 040c-fault-rcu-warm 080c-fault-rcu-warm
      010c-local-stock-warm 020c-local-stock-warm 040c-local-stock-warm 010c-pagecache-locked-warm
      020c-pagecache-locked-warm 010c-pageshare-atomic-warm 020c-pageshare-atomic-warm 080c-pageshare-atomic-500
      080c-reclaim-stock-500 040c-reclaim-stock-warm 010c-reclaim-stock-warm 020c-reclaim-stock-warm

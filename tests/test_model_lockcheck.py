@@ -1,0 +1,72 @@
+"""The lock stations `hotlocks` carried, beside a profile made where it was not fitted
+(vmscale_model.lockcheck), on the shipped fault/rcu records: fitted on 1-20 cores, profiled at 40."""
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from vmscale_gem5.board import with_sockets
+from vmscale_model import cli, lockcheck, study
+from vmscale_model import fit as fitlib
+
+REPO = Path(__file__).resolve().parent.parent
+TABLE = REPO / "results" / "gem5-e7-8870-warm" / "table.csv"
+TRACE = REPO / "results" / "gem5-e7-8870-fault-hotlines" / "010c-fault-rcu" / "hotlines.csv"
+PROFILES = REPO / "results" / "gem5-e7-8870-profiles"
+HOLDS = [PROFILES / f"0{n}c-fault-rcu-warm" / "holds.csv" for n in (10, 20, 40)]
+
+
+def _check():
+    rows = fitlib.load_table(TABLE, "fault", "rcu")
+    trace = cli.hotline_rows(TRACE)
+    held = [r for p in HOLDS for r in cli.hold_rows(p)]
+    return rows, lockcheck.check(rows, trace, held, with_sockets("board=e7-8870"), train_max=20)
+
+
+def test_the_profile_at_40_is_read_as_the_model_reads_its_fitted_profiles():
+    _, out = _check()
+    lru = next(r for r in out if r["cores"] == 40 and r["lock"] == "lru_lock")
+    # by hand from the 40-core holds.csv: the LRU lock's two sites, takings summed, holds weighted by them
+    sites = [r for r in csv.DictReader(open(HOLDS[2])) if r["site"].split(".")[0] in
+             ("folio_batch_move_lru", "__page_cache_release", "folios_put_refs", "lru_note_cost")]
+    v = sum(float(r["holds_per_op"]) for r in sites)
+    h = sum(float(r["holds_per_op"]) * float(r["hold_cycles"]) for r in sites) / v
+    assert lru["profiled"][0] == pytest.approx(v) and lru["profiled"][1] == pytest.approx(h)
+    x = lru["measured_x"]
+    assert lru["profiled_held"] == pytest.approx(x * v * h)
+    # the fitted profiles (10, 20) carried the hold to 40 within 10% of the one measured there
+    assert lru["carried"][1] == pytest.approx(h, rel=0.10)
+
+
+def test_the_models_error_is_the_studys():
+    rows, out = _check()
+    shipped = study.study(rows, 20, 5, hotlines=cli.hotline_rows(TRACE),
+                          holds=[r for p in HOLDS[:2] for r in cli.hold_rows(p)], boards=with_sockets)
+    (curve,) = shipped.values()
+    errors = dict(zip(curve["held_cores"], curve["methods"]["hotlocks"]["error"]))
+    for n in (40, 80):
+        at = next(r for r in out if r["cores"] == n)
+        assert at["model_x"] / at["measured_x"] - 1 == pytest.approx(errors[n], abs=1e-9)
+
+
+def test_a_held_out_count_without_a_profile_has_the_carried_side_only():
+    _, out = _check()
+    at80 = [r for r in out if r["cores"] == 80]
+    assert at80 and all(r["profiled"] is None for r in at80)
+    lru = next(r for r in at80 if r["lock"] == "lru_lock")
+    # the hold carried along the path grows past 40's
+    assert lru["carried"][1] > next(r for r in out if r["cores"] == 40 and r["lock"] == "lru_lock")["carried"][1]
+    text = lockcheck.render(out)
+    assert "80 cores: model" in text and "lru_lock: carried" in text and "profiled 0." in text
+
+
+def test_the_cli_names_a_missing_profile_and_several_roi_sizes(capsys):
+    args = ["locks", str(TABLE), "--workload", "fault", "--variant", "rcu", "--hotlines", str(TRACE),
+            "--holds", str(HOLDS[0])]
+    assert cli.main(args[:5] + ["stock"] + args[6:]) == 2
+    assert "several ROI sizes" in capsys.readouterr().err
+    assert cli.main(args[:-1] + [str(PROFILES / "010c-fault-stock-warm" / "holds.csv")]) == 2
+    assert "no lock profile of fault/rcu" in capsys.readouterr().err
+    assert cli.main(args) == 0
+    assert "40 cores: model" in capsys.readouterr().out
