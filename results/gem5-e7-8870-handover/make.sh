@@ -3,13 +3,12 @@
 # 20 and 40 cores (one, two and four sockets; gem5-e7-8870-refcount-to-40c's parameters, kernel and image),
 # its ROI traced (--gem5 hotlines=1: the trace changes no simulated figure), and `vmscale hotlines`
 # naming the lines, with the share of the line's hand-overs between sockets and each socket's
-# acquisitions (hotlines.txt); at 80 cores (session 46: the image after ccbench's fix, the same kernel and
-# refcount) the top of the curve, measured, never an input.  One run directory per core count, kept unless FRESH=1;
+# acquisitions (hotlines.txt).  One run directory per core count, kept unless FRESH=1;
 # COUNTS="20" runs only those.  GEM5 must be set for a run that is not kept.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-handover
-for n in ${COUNTS:-10 20 40 80}; do
+for n in ${COUNTS:-10 20 40}; do
   d=$out/$(printf %03dc $n)-refcount-stock
   if [ "${FRESH:-0}" != 0 ] || [ ! -f "$d/manifest.json" ]; then
     rm -rf "$d"
