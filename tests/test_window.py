@@ -41,4 +41,7 @@ def test_threads_that_finish_unevenly_count_only_while_all_ran(workloads_built):
     # the per-thread mean stays, under its clear name, beside the window's cost per op per thread
     assert row["thread_mean_cycles_per_op"] == res["cycles_per_op"]
     assert row["window_cycles_per_op"] == pytest.approx(2 / res["window_ops_per_cycle"], rel=1e-3)
-    assert row["window_cycles_per_op"] != pytest.approx(row["thread_mean_cycles_per_op"], rel=0.01)
+    # each figure from its own definition: the mean over threads of a thread's cycles per op (64 x 64 each), and
+    # the window's; how far apart they land depends on how the host ran the threads (within 1% once, under load),
+    # so only that each is its own is asserted
+    assert row["thread_mean_cycles_per_op"] == pytest.approx(sum(c / 4096 for c in cycles) / 2, abs=0.06)
