@@ -95,6 +95,9 @@ def test_per_workload_variants_make_one_job_of_only_those_cases():
      "'fault' is not one of the sweep's workloads"),
     ('[axes]\ncores=[1]\nkernel_variant=["stock"]\nworkload=["local"]\n[variants]\nlocal=["rwlock"]',
      "must be a non-empty list drawn from kernel_variant"),
+    ('[axes]\ncores=[1]\nkernel_variant=["stock"]\nworkload=["local"]\n[slurm]\nminutes=30', "unknown key 'minutes'"),
+    ('[axes]\ncores=[1]\nkernel_variant=["stock"]\nworkload=["local"]\n[slurm]\nhours=0', "positive number"),
+    ('[axes]\ncores=[1]\nkernel_variant=["stock"]\nworkload=["local"]\n[slurm]\nmem_gib="14G"', "positive number"),
 ])
 def test_bad_specs_are_refused(text, message):
     with pytest.raises(VmscaleError, match=message):
@@ -219,6 +222,32 @@ workload = ["local", "fault"]
     assert pq.read_table(out / "table.parquet").num_rows == 8
 
 
+def test_one_point_per_job_gives_every_point_its_own_job_and_leaves_shared_jobs_as_they_were():
+    import tomllib
+    shared = sweep.parse(tomllib.loads(SPEC), SPEC)
+    alone = sweep.parse(tomllib.loads("one_point_per_job = true\n" + SPEC), SPEC)
+    assert [len(j.points) for j in sweep.jobs(shared)] == [2, 2, 2, 2]
+    jobs = sweep.jobs(alone)
+    assert len(jobs) == 8 and all(len(j.points) == 1 for j in jobs) and len({j.id for j in jobs}) == 8
+    assert {p.id for j in jobs for p in j.points} == {p.id for p in sweep.expand(shared)}
+    # a job alone is not the shared job of the same values (the shipped sweeps' IDs, made without the key, are
+    # test_ids_of_sweeps_already_run_are_what_this_code_computes)
+    assert {j.id for j in sweep.jobs(shared)}.isdisjoint({j.id for j in jobs})
+    with pytest.raises(VmscaleError, match="true or false"):
+        sweep.parse(tomllib.loads('one_point_per_job = "yes"\n' + SPEC), SPEC)
+
+
+def test_a_specs_slurm_table_sets_the_arrays_request(tmp_path):
+    from vmscale import slurm
+    plain = _spec(tmp_path, SPEC, "plain.toml")
+    sb = (slurm.write(plain, tmp_path / "plain") / "points.sbatch").read_text()
+    est = slurm.resources({"backend": "native", "cores": 2, "points": [0, 1]})
+    assert f"#SBATCH --mem={est['mem']}M" in sb and f"--time={est['time'] // 60}:{est['time'] % 60:02d}:00" in sb
+    measured = _spec(tmp_path, SPEC + "[slurm]\nhours = 40.5\nmem_gib = 14\n", "measured.toml")
+    sb = (slurm.write(measured, tmp_path / "measured") / "points.sbatch").read_text()
+    assert "#SBATCH --time=40:30:00" in sb and "#SBATCH --mem=14336M" in sb
+
+
 def test_slurm_scripts_describe_the_sweep(workloads_built, tmp_path):
     spec = _spec(tmp_path, SPEC)
     r = vmscale("sweep", "slurm", spec, "--out", tmp_path / "sw", "--throttle", "3", "--partition", "short")
@@ -319,3 +348,23 @@ def test_per_workload_variants_must_be_a_list_of_the_sweeps_variants(value):
             f'workload = ["local"]\n[variants]\nlocal = {value}\n')
     with pytest.raises(VmscaleError, match=r"\[variants\]: local = .* must be a non-empty list drawn from"):
         sweep.parse(__import__("tomllib").loads(text), text)
+
+
+@pytest.mark.parametrize("spec_path", sorted((REPO / "scripts" / "sweeps").glob("*.toml")), ids=lambda p: p.name)
+def test_every_shipped_spec_parses_and_expands(spec_path):
+    spec = sweep.load(spec_path)
+    jobs = sweep.jobs(spec)
+    assert jobs and all(j.points for j in jobs)
+    if spec.one_point_per_job:
+        assert all(len(j.points) == 1 for j in jobs)
+
+
+def test_the_top_specs_ask_slurm_for_what_their_longest_points_took():
+    """The 160- and 256-core specs (issue 44's top points) run each point alone and ask for the measured
+    worst case: a 160-core local/stock ROI of ~36 h at the observed rate, 10.7 GB at 160 cores."""
+    top = sweep.load(REPO / "scripts" / "sweeps" / "gem5-e7-8870-160.toml")
+    cases = {(j.points[0].values["workload"], j.points[0].values["kernel_variant"]) for j in sweep.jobs(top)}
+    assert ("local", "stock") in cases and ("fault", "rcu") in cases and ("fault", "stock") not in cases
+    assert top.slurm["hours"] >= 36 and top.slurm["mem_gib"] > 10.7
+    big = sweep.load(REPO / "scripts" / "sweeps" / "gem5-e7-8870-256.toml")
+    assert {j.cores for j in sweep.jobs(big)} == {256} and len(sweep.jobs(big)) == 6

@@ -2,6 +2,7 @@
 job array of the sweep's jobs depending on them (afterok), throttled, with resources
 derived from each job."""
 
+import math
 import os
 import shlex
 import sys
@@ -45,8 +46,13 @@ def write(spec_path, out, partition=None, account=None, throttle=8) -> Path:
     env = [f"cd {shlex.quote(str(Path(__file__).resolve().parents[2]))}"]
     if os.environ.get("GEM5"):
         env.append(f"export GEM5={shlex.quote(os.environ['GEM5'])}")
-    # The largest job sets the array's request: Slurm arrays share one resource request.
+    # The largest job sets the array's request: Slurm arrays share one resource request; the spec's
+    # [slurm] hours and mem_gib, where measured runs set them, replace the estimate.
     res = {k: max(resources(j)[k] for j in jobs) for k in ("mem", "time", "cpus")}
+    if "hours" in spec.slurm:
+        res["time"] = math.ceil(60 * spec.slurm["hours"])
+    if "mem_gib" in spec.slurm:
+        res["mem"] = math.ceil(1024 * spec.slurm["mem_gib"])
     points = _header(f"vmscale-{spec.name}", f"0-{len(jobs) - 1}%{throttle}", res, log_dir, partition, account)
     points += ["set -euo pipefail"] + env + [
         f"exec {py} -m vmscale sweep run-job {shlex.quote(str(sweep_dir))} \"$SLURM_ARRAY_TASK_ID\""]

@@ -3,6 +3,7 @@
     name = "fault-scaling"
     backend = "qemu"            # qemu | native | gem5
     repetitions = 2
+    one_point_per_job = false   # true: no two points share a boot (each its own Slurm task, in parallel)
     [axes]                      # every combination is a point
     cores = [1, 2, 4, 8]
     kernel_variant = ["stock", "rwlock"]
@@ -14,6 +15,9 @@
     "gem5.cpu" = "timing"
     [variants]                  # optional: the variants each workload compares
     fault = ["stock", "rwlock"] # (a subset of the kernel_variant axis; others: all)
+    [slurm]                     # optional: `vmscale sweep slurm`'s request per job, where measured
+    hours = 40                  # runs say the estimate from cores and cases is short (a Ruby ROI
+    mem_gib = 14                # cannot resume: a job cut by its limit loses the case)
 
 A point's ID is a hash of what defines it, so IDs are stable across expansions.  Points
 that can share one machine (same backend, cores, board options, parameters and repetition:
@@ -52,10 +56,12 @@ class Job:
     gem5: dict
     rep: int
     points: list = field(default_factory=list)
+    alone: str = ""          # the point's ID, where the spec runs one point per job
 
     @property
     def id(self) -> str:
         key = [self.backend, self.cores, sorted(self.params), sorted(self.gem5.items()), self.rep]
+        key += [self.alone] if self.alone else []
         return f"{self.cores:03d}c-r{self.rep}-" + hashlib.sha256(json.dumps(key).encode()).hexdigest()[:8]
 
     @property
@@ -80,8 +86,10 @@ class Spec:
     axes: dict
     fixed: dict
     repetitions: int = 1
+    one_point_per_job: bool = False
     source: str = ""
     variants: dict = field(default_factory=dict)   # workload -> the variants it runs under
+    slurm: dict = field(default_factory=dict)      # hours, mem_gib: a Slurm job's request (slurm.resources)
 
 
 def load(path) -> Spec:
@@ -97,14 +105,17 @@ def load(path) -> Spec:
 
 
 def parse(data: dict, text: str = "", default_name: str = "sweep") -> Spec:
-    unknown = set(data) - {"name", "backend", "repetitions", "axes", "fixed", "variants"}
+    unknown = set(data) - {"name", "backend", "repetitions", "one_point_per_job", "axes", "fixed", "variants", "slurm"}
     if unknown:
         raise VmscaleError(f"sweep spec: unknown key(s) {', '.join(sorted(unknown))}",
-                           "use name, backend, repetitions, [axes], [fixed], [variants]")
+                           "use name, backend, repetitions, one_point_per_job, [axes], [fixed], [variants], [slurm]")
+    if not isinstance(data.get("one_point_per_job", False), bool):
+        raise VmscaleError("sweep spec: one_point_per_job must be true or false")
     spec = Spec(name=str(data.get("name", default_name)), backend=data.get("backend", "qemu"),
                 axes=dict(data.get("axes", {})), fixed=dict(data.get("fixed", {})),
                 repetitions=int(data.get("repetitions", 1)), source=text,
-                variants=dict(data.get("variants", {})))
+                one_point_per_job=data.get("one_point_per_job", False),
+                variants=dict(data.get("variants", {})), slurm=dict(data.get("slurm", {})))
     validate(spec)
     return spec
 
@@ -122,7 +133,15 @@ def _check_key(key: str, where: str):
                        "use cores, kernel_variant, workload, param.NAME or gem5.KEY")
 
 
+SLURM_KEYS = ("hours", "mem_gib")
+
+
 def validate(spec: Spec):
+    for key, value in spec.slurm.items():
+        if key not in SLURM_KEYS:
+            raise VmscaleError(f"sweep spec [slurm]: unknown key {key!r}", f"use {', '.join(SLURM_KEYS)}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise VmscaleError(f"sweep spec [slurm]: {key} must be a positive number, not {value!r}")
     if spec.backend not in BACKENDS:
         raise VmscaleError(f"sweep spec: unknown backend {spec.backend!r}", f"use {', '.join(BACKENDS)}")
     if spec.repetitions < 1:
@@ -174,11 +193,12 @@ def expand(spec: Spec) -> list:
 
 
 def jobs(spec: Spec, points=None) -> list:
-    """Group points that one machine can run: they differ only in variant and workload."""
+    """Group points that one machine can run: they differ only in variant and workload (none, where
+    the spec runs one point per job)."""
     out = {}
     for p in points if points is not None else expand(spec):
         params = sorted(f"{k[len('param.'):]}={v}" for k, v in p.values.items() if k.startswith("param."))
         gem5 = {k[len("gem5."):]: str(v) for k, v in p.values.items() if k.startswith("gem5.")}
-        job = Job(spec.backend, int(p.values["cores"]), params, gem5, p.rep)
+        job = Job(spec.backend, int(p.values["cores"]), params, gem5, p.rep, alone=p.id if spec.one_point_per_job else "")
         out.setdefault(job.id, job).points.append(p)
     return sorted(out.values(), key=lambda j: (j.cores, j.rep, j.id))
