@@ -70,3 +70,13 @@ def test_the_cli_names_a_missing_profile_and_several_roi_sizes(capsys):
     assert "no lock profile of fault/rcu" in capsys.readouterr().err
     assert cli.main(args) == 0
     assert "40 cores: model" in capsys.readouterr().out
+
+
+def test_the_studys_verdict_carries_the_check_where_a_profile_was_made_past_the_fit():
+    rows = fitlib.load_table(TABLE, "fault", "rcu")
+    trace = cli.hotline_rows(TRACE)
+    for holds, shown in ((HOLDS, True), (HOLDS[:2], False)):
+        result = study.study(rows, 20, 5, hotlines=trace, holds=[r for p in holds for r in cli.hold_rows(p)],
+                             boards=with_sockets)
+        text = study.verdict(result)
+        assert ("locks where profiled past the fit" in text and "at 40: lru_lock busy" in text) == shown, text

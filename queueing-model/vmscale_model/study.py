@@ -215,13 +215,15 @@ def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "cros
                     methods.append(hotcarried.HotLocksOnBoard(trace, held, board_obj))
                     if w in phases.REARM:       # a workload whose threads run its rounds' phases in step
                         methods.append(hotcarried.HotPhasesOnBoard(trace, held, board_obj, w))
+        held = [r for r in holds or [] if r.get("workload") == w and r.get("kernel_variant") == v
+                and r.get("board", board) == board] if board_obj is not None and trace else []
         sizes = sorted({roi_size(r) for r in rs} - {None})
         if len(sizes) < 2:
-            out[key] = _judge_curve(rs, train_max, min_points, methods, train_min, board_obj, trace)
+            out[key] = _judge_curve(rs, train_max, min_points, methods, train_min, board_obj, trace, held)
             continue
         for k in sizes:
             out[f"{key}/ops={k:g}"] = _judge_curve([r for r in rs if roi_size(r) == k], train_max, min_points,
-                                                   methods, train_min, board_obj, trace)
+                                                   methods, train_min, board_obj, trace, held)
         srows, notes = slope_rows(rs)
         out[f"{key}/slope"] = _judge_curve(srows, train_max, min_points, methods, train_min)
         if notes:
@@ -237,11 +239,20 @@ def study_table(table, train_max: int = 16, min_points: int = 5, law: str = "cro
     return study(fitlib.load_table(table, workload), train_max, min_points, law, train_min, hotlines, boards, holds)
 
 
-def _judge_curve(rows, train_max, min_points, methods, train_min, board=None, trace=None) -> dict:
+def _judge_curve(rows, train_max, min_points, methods, train_min, board=None, trace=None, held=()) -> dict:
     n = len({int(float(r["cores"])) for r in rows})
     if n < min_points:
         return {"skipped": f"{n} core counts (a curve needs {min_points})"}
     out = judge(rows, train_max, train_min=train_min, methods=methods)
+    if "skipped" not in out and any(int(float(r["cores"])) > train_max for r in held):
+        # the lock stations hotlocks carried, beside the profiles made past the fitted counts
+        from vmscale_model import lockcheck     # it imports hotcarried, which imports this module
+        try:
+            text = lockcheck.line(lockcheck.check(rows, trace, held, board, train_max))
+        except (methodslib.NoModel, ValueError):
+            text = ""
+        if text:
+            out["locks_check"] = text
     if "skipped" not in out:
         # the counters' own account of the held-out points, for where every method misses
         ex = drift.explain(rows, train_max, board, trace)
@@ -329,6 +340,8 @@ def verdict(result: dict) -> str:
         lines.append(f"{key} at {','.join(map(str, r['held_cores']))} cores: {'  '.join(cells)}  -> {tail}")
         if (not b or b[1] > EXPLAIN_ABOVE) and r.get("drift", {}).get("line"):
             lines.append(r["drift"]["line"])
+        if r.get("locks_check"):
+            lines.append(r["locks_check"])
     for why, keys in skipped.items():
         lines.append(f"not judged ({why}): {len(keys)} curve(s), " + ", ".join(keys[:4]) + (", ..." if len(keys) > 4 else ""))
     return "\n".join(lines) + "\n"
