@@ -320,7 +320,8 @@ EXPLAIN_ABOVE = 0.15
 def verdict(result: dict) -> str:
     """One line per judged curve: each method's errors at the held-out counts, the best method,
     and whether it beat the USL there; under a curve every method misses by more than
-    EXPLAIN_ABOVE (the issue's goal at 8x), where its extra cycles per operation went."""
+    EXPLAIN_ABOVE (the issue's goal at 8x), where its extra cycles per operation went; and under a
+    curve with a lock profile made past its fitted counts, its locks carried beside it (lockcheck)."""
     lines, skipped = [], {}
     for key, r in result.items():
         if "skipped" in r:
