@@ -39,7 +39,7 @@ def check(rows: list, trace_rows: list, hold_rows: list, board, train_max: int =
     out = []
     for n in sorted(set(x_meas) | profiled_at):
         x = x_meas.get(n, float("nan"))
-        prof = measured(hold_rows, n, c._path) if n in profiled_at else {}
+        prof = measured(hold_rows, n, board.transfer_cycles) if n in profiled_at else {}
         model_x = float(c.throughput([n])[0])
         for k in c.locks:
             v, h, g = k["visits"], c.hold(k, n), c.handoff(k, n)
