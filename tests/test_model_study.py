@@ -153,6 +153,30 @@ def test_two_roi_sizes_give_the_steady_cost_free_of_the_rois_fixed_part():
     assert max(abs(e) for e in slope["methods"]["counters"]["error"]) < 1e-6
 
 
+def test_the_slope_curve_is_judged_on_the_steady_state_not_the_larger_rois_window():
+    # rows with a window throughput (as gem5's have), biased like their thread cycles by F(n)/k
+    rows = _sized(2000.0, 150.0, 2000, 20000.0) + _sized(2000.0, 150.0, 4000, 20000.0)
+    for r in rows:
+        r["window_cycles_per_op"] = r["cycles_per_op"]
+        r["window_ops_per_cycle"] = str(int(r["cores"]) / float(r["cycles_per_op"]))
+    slope = study.study(rows, train_max=16)["refcount/stock/gem5/slope"]
+    steady = {int(r["cores"]): int(r["cores"]) / float(r["cycles_per_op"]) for r in _rows(2000.0, 150.0)}
+    assert slope["throughput"] == pytest.approx([steady[n] for n in slope["cores"]], rel=1e-9)
+    assert max(abs(e) for e in slope["methods"]["line"]["error"]) < 0.01
+    result = study.study(rows, train_max=16)
+    big = result["refcount/stock/gem5/ops=4000"]
+    assert big["throughput"][-1] < 0.98 * slope["throughput"][-1]    # F(64)/k adds 3% to 4,000 ops' cost
+    # each one-size curve is also judged against the steady state at its held-out counts
+    at = big["steady"]["64"]
+    assert at["throughput"] == pytest.approx(steady[64]) and at["sizes"] == "2000/4000"
+    assert at["window_error"] == pytest.approx(big["throughput"][-1] / steady[64] - 1)
+    i = big["held_cores"].index(64)
+    assert at["error"]["line"] == pytest.approx(big["methods"]["line"]["predicted"][i] / steady[64] - 1)
+    lines = [x for x in study.verdict(result).splitlines() if x.startswith("  steady state")]
+    assert len(lines) == 2          # under each one-size curve, never under the slope's own
+    assert f"at 64 cores (ops 2000/4000): the measured point is {100 * at['window_error']:+.1f}% off it" in lines[1]
+
+
 def test_a_slope_needs_two_sizes_at_each_core_count_and_growth():
     rows = _sized(2000.0, 150.0, 2000, 0.0) + _sized(2000.0, 150.0, 4000, 0.0, cores=[1, 2, 4, 8, 16, 32])
     bad = _sized(2000.0, 150.0, 4000, 0.0, cores=[32])

@@ -78,7 +78,8 @@ def slope_rows(rows: list) -> tuple:
 
     With per-thread cycles C = F + c k at k operations per thread, c = (C2 - C1) / (k2 - k1)
     from the smallest and the largest size (means over repeats), and F = C1 - c k1 is the
-    ROI's fixed part, reported as `roi_fixed_cycles`.  Returns (rows, notes): core counts
+    ROI's fixed part, reported as `roi_fixed_cycles`; the row's window throughput becomes
+    threads / c, the steady state's.  Returns (rows, notes): core counts
     measured at one size only, or whose slope is not positive, are left out with a note.
     """
     by = {}
@@ -99,8 +100,13 @@ def slope_rows(rows: list) -> tuple:
             notes.append(f"{n} cores: per-thread cycles do not grow with the ROI ({c1:.0f} at {k1:g}, "
                          f"{c2:.0f} at {k2:g} ops)")
             continue
+        # the steady state of the window throughput too: otherwise the larger ROI's window (kept
+        # from big[0]) is what fit.prepare() would read, and the slope curve would be that ROI's
+        threads = _num(big[0], "threads")
+        threads = threads if threads > 0 else float(n)
         row = dict(big[0], cycles_per_op=float(slope), roi_fixed_cycles=float(c1 - slope * k1),
-                   roi_sizes=f"{k1:g}/{k2:g}")
+                   roi_sizes=f"{k1:g}/{k2:g}", window_cycles_per_op=float(slope),
+                   window_ops_per_cycle=float(threads / slope))
         ops1 = np.mean([_num(r, "ops") for r in small])
         ops2 = np.mean([_num(r, "ops") for r in big])
         for per_op, total in SLOPE_COUNTS.items():
@@ -109,6 +115,37 @@ def slope_rows(rows: list) -> tuple:
             row[per_op] = float((t2 - t1) / (ops2 - ops1)) if math.isfinite(t1 + t2) else math.nan
         out.append(row)
     return out, notes
+
+
+def steady_check(r: dict, srows: list) -> None:
+    """Each method's error against the steady state (slope rows) at a held-out count of a judged
+    one-size curve, kept as r["steady"]: a short ROI's window can sit above or below the steady
+    state (fault's: the last round's frees fall after it), and one slope point there says which
+    way and by how much, long before the slope has a curve of its own."""
+    if "methods" not in r:
+        return
+    held = {int(c): i for i, c in enumerate(r["held_cores"])}
+    at = {}
+    for s in srows:
+        n = int(float(s["cores"]))
+        if n not in held:
+            continue
+        x = float(s["window_ops_per_cycle"])
+        window = r["throughput"][r["cores"].index(n)]
+        at[str(n)] = {"throughput": x, "window_error": window / x - 1, "sizes": s.get("roi_sizes", ""),
+                 "error": {name: m["predicted"][held[n]] / x - 1 for name, m in r["methods"].items()
+                           if m.get("predicted") and np.isfinite(m["predicted"][held[n]])}}
+    if at:
+        r["steady"] = at
+
+
+def steady_line(r: dict) -> str:
+    """The verdict's line for r["steady"], or ""."""
+    parts = []
+    for n, a in sorted(r.get("steady", {}).items(), key=lambda kv: int(kv[0])):
+        cells = "  ".join(f"{name} {100 * e:+.0f}%" for name, e in a["error"].items())
+        parts.append(f"at {n} cores (ops {a['sizes']}): the measured point is {100 * a['window_error']:+.1f}% off it; {cells}")
+    return ("  steady state, by the slope between ROI sizes, " + "; ".join(parts)) if parts else ""
 
 
 def _num(r, key):
@@ -225,6 +262,8 @@ def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "cros
             out[f"{key}/ops={k:g}"] = _judge_curve([r for r in rs if roi_size(r) == k], train_max, min_points,
                                                    methods, train_min, board_obj, trace, held)
         srows, notes = slope_rows(rs)
+        for k in sizes:
+            steady_check(out[f"{key}/ops={k:g}"], srows)
         out[f"{key}/slope"] = _judge_curve(srows, train_max, min_points, methods, train_min)
         if notes:
             out[f"{key}/slope"]["notes"] = notes
@@ -343,6 +382,8 @@ def verdict(result: dict) -> str:
             lines.append(r["drift"]["line"])
         if r.get("locks_check"):
             lines.append(r["locks_check"])
+        if r.get("steady"):
+            lines.append(steady_line(r))
     for why, keys in skipped.items():
         lines.append(f"not judged ({why}): {len(keys)} curve(s), " + ", ".join(keys[:4]) + (", ..." if len(keys) > 4 else ""))
     return "\n".join(lines) + "\n"
