@@ -152,7 +152,8 @@ def our_ratios(rows: list) -> str:
     by = {}
     for r, label in zip(rows, curve_labels(rows, with_backend=False)):   # boards and ROI sizes apart
         by.setdefault(label, {}).setdefault(int(r["cores"]), []).append(float(r[key]))
-    by = {v: {n: sum(x) / len(x) for n, x in pts.items()} for v, pts in by.items()}
+    # a curve of one core count (a longer ROI made as a check) is not a curve to compare at
+    by = {v: {n: sum(x) / len(x) for n, x in pts.items()} for v, pts in by.items() if len(pts) > 1}
     common = set.intersection(*(set(v) for v in by.values())) if by else set()
     if len(by) < 2 or not common:
         return ""
