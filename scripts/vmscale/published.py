@@ -152,8 +152,13 @@ def our_ratios(rows: list) -> str:
     by = {}
     for r, label in zip(rows, curve_labels(rows, with_backend=False)):   # boards and ROI sizes apart
         by.setdefault(label, {}).setdefault(int(r["cores"]), []).append(float(r[key]))
-    # a curve of one core count (a longer ROI made as a check) is not a curve to compare at
-    by = {v: {n: sum(x) / len(x) for n, x in pts.items()} for v, pts in by.items() if len(pts) > 1}
+    # a ROI size made at under half the counts of the same design's main size (a longer ROI checking
+    # that curve at a few counts) is not a curve to compare
+    most = {}
+    for v, pts in by.items():
+        most[v.split(" [")[0]] = max(most.get(v.split(" [")[0], 0), len(pts))
+    by = {v: {n: sum(x) / len(x) for n, x in pts.items()} for v, pts in by.items()
+          if 2 * len(pts) >= most[v.split(" [")[0]]}
     common = set.intersection(*(set(v) for v in by.values())) if by else set()
     if len(by) < 2 or not common:
         return ""
