@@ -13,6 +13,7 @@ import math
 from collections import defaultdict
 
 from vmscale.errors import VmscaleError
+from vmscale.rows import ops_per_thread
 from vmscale.published import PUBLISHED
 from vmscale_gem5.board import Board
 
@@ -45,7 +46,7 @@ def points(rows: list) -> tuple:
     for r in rows:
         if r.get("backend") != "gem5" or str(r.get("ok")) != "True":
             continue
-        if _roi_size(r) != main.get((r["workload"], r["kernel_variant"], r.get("gem5.board", ""))):
+        if ops_per_thread(r) != main.get((r["workload"], r["kernel_variant"], r.get("gem5.board", ""))):
             continue        # a longer ROI at one count is a check of the curve's, never averaged into it
         cost = _num(r.get("window_cycles_per_op"))
         if math.isnan(cost):
@@ -63,19 +64,12 @@ def points(rows: list) -> tuple:
     return boards.pop(), {k: sum(v) / len(v) for k, v in acc.items()}
 
 
-def _roi_size(r):
-    try:
-        return float(r["ops"]) / float(r.get("threads") or r["cores"])
-    except (KeyError, TypeError, ValueError, ZeroDivisionError):
-        return None
-
-
 def _main_sizes(rows: list) -> dict:
     """(workload, variant, board option string) -> the ROI size (operations per thread) measured at
     the most core counts: the curve's; the smaller size on a tie."""
     counts = defaultdict(set)
     for r in rows:
-        counts[(r.get("workload"), r.get("kernel_variant"), r.get("gem5.board", ""), _roi_size(r))].add(r.get("cores"))
+        counts[(r.get("workload"), r.get("kernel_variant"), r.get("gem5.board", ""), ops_per_thread(r))].add(r.get("cores"))
     main = {}
     for (w, v, b, k), cores in sorted(counts.items(), key=lambda kv: (kv[0][:3], -len(kv[1]), kv[0][3] or 0)):
         main.setdefault((w, v, b), k)

@@ -50,7 +50,8 @@ def cost_metric(rows: list) -> tuple:
     return "cycles_per_op", "thread mean"
 
 
-def _ops_per_thread(r):
+def ops_per_thread(r):
+    """A row's ROI size: operations per thread, or None when the row does not say."""
     try:
         return float(r["ops"]) / float(r.get("threads") or r["cores"])
     except (KeyError, TypeError, ValueError, ZeroDivisionError):
@@ -74,11 +75,11 @@ def curve_labels(rows: list, with_backend: bool = True) -> list:
         return r["kernel_variant"] + (f" ({', '.join(parts)})" if parts else "")
     sizes = {}
     for r in rows:
-        sizes.setdefault((r["workload"], base(r)), set()).add(_ops_per_thread(r))
+        sizes.setdefault((r["workload"], base(r)), set()).add(ops_per_thread(r))
     out = []
     for r in rows:
         label = base(r)
-        if len(sizes[(r["workload"], label)]) > 1 and _ops_per_thread(r) is not None:
-            label += f" [{_ops_per_thread(r):g} ops/thread]"
+        if len(sizes[(r["workload"], label)]) > 1 and ops_per_thread(r) is not None:
+            label += f" [{ops_per_thread(r):g} ops/thread]"
         out.append(label)
     return out
