@@ -33,7 +33,8 @@ class Data:
     unit: str = "ops/cycle"
 
 
-def _ops_per_thread(r):
+def row_ops_per_thread(r):
+    """A row's ROI size: operations per thread, or None when the row does not say."""
     try:
         return float(r["ops"]) / float(r.get("threads") or r["cores"])
     except (KeyError, TypeError, ValueError, ZeroDivisionError):
@@ -60,7 +61,7 @@ def load_table(path, workload=None, variant=None, backend=None, board=None, ops_
             continue
         if board is not None and (r.get("gem5.board") or "") != board:
             continue
-        if ops_per_thread is not None and _ops_per_thread(r) != float(ops_per_thread):
+        if ops_per_thread is not None and row_ops_per_thread(r) != float(ops_per_thread):
             continue
         if r.get("ok", "True") in ("False", "false", "0"):
             continue
@@ -91,7 +92,7 @@ def prepare(rows: list) -> Data:
                        "one curve is one board: give --board, or `vmscale model study` fits each apart")
     sizes = {}
     for r in rows:
-        sizes.setdefault(r.get("cores"), set()).add(_ops_per_thread(r))
+        sizes.setdefault(r.get("cores"), set()).add(row_ops_per_thread(r))
     if any(len(v - {None}) > 1 for v in sizes.values()):
         raise FitError("the rows hold several ROI sizes at one core count: give --ops-per-thread, or "
                        "`vmscale model study` judges each size and their slope")

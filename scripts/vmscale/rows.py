@@ -4,6 +4,8 @@ import platform
 import socket
 import time
 
+from vmscale_model.fit import row_ops_per_thread
+
 
 def make_row(*, run_id, backend, variant, workload, cores, result, failure, extra=None) -> dict:
     result = dict(result or {})
@@ -50,12 +52,8 @@ def cost_metric(rows: list) -> tuple:
     return "cycles_per_op", "thread mean"
 
 
-def ops_per_thread(r):
-    """A row's ROI size: operations per thread, or None when the row does not say."""
-    try:
-        return float(r["ops"]) / float(r.get("threads") or r["cores"])
-    except (KeyError, TypeError, ValueError, ZeroDivisionError):
-        return None
+# a row's ROI size, one definition for the model's filters and the reports
+ops_per_thread = row_ops_per_thread
 
 
 def curve_labels(rows: list, with_backend: bool = True) -> list:
