@@ -51,3 +51,20 @@ def test_no_traced_curve_is_a_clear_error(tmp_path, capsys):
     rc = main(["beyond", str(TABLE), "--workload", "local", "--hotlines", *other, "--topology", "sockets",
                "--cores", "40", "--out", str(tmp_path)])
     assert rc != 0 and "hot-line trace" in capsys.readouterr().err
+
+
+def test_its_figures_are_the_same_bytes_whatever_the_interpreter_s_hash_seed(tmp_path):
+    """A record's make.sh re-makes its figures exactly: nothing in them follows set order."""
+    import os
+    import subprocess
+    import sys
+    traces = glob.glob(str(REPO / "results/gem5-e7-8870-local-hotlines/0*c-local-stock/hotlines.csv"))
+    holds = glob.glob(str(REPO / "results/gem5-e7-8870-profiles/0*c-local-stock-warm/holds.csv"))
+    svgs = []
+    for seed in ("1", "2"):
+        out = tmp_path / seed
+        subprocess.run([sys.executable, "-m", "vmscale_model.cli", "beyond", str(TABLE), "--workload", "local",
+                        "--hotlines", *traces, "--holds", *holds, "--cores", "40,80", "--out", str(out)],
+                       check=True, capture_output=True, env={**os.environ, "PYTHONHASHSEED": seed})
+        svgs.append(sorted((p.name, p.read_bytes()) for p in out.glob("*.svg")))
+    assert svgs[0] and svgs[0] == svgs[1]

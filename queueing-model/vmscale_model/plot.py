@@ -221,7 +221,8 @@ def beyond_curve(pred: list, measured: dict, train_max: int, stem, title, note=N
     """beyond.predict() rows of one curve: each interconnect's prediction with its band, the USL,
     and the measured points (fitted ones filled, held-out ones open) on the reference board."""
     fig, ax = plt.subplots(figsize=(7, 4.8))
-    for (topo, method) in sorted({(p["interconnect"], p["method"]) for p in pred}, key=lambda tm: tm[0] == "any"):
+    # the USL ('any') last; a total order, so the figure does not follow the set's hash order
+    for (topo, method) in sorted({(p["interconnect"], p["method"]) for p in pred}, key=lambda tm: (tm[0] == "any", tm)):
         ps = sorted((p for p in pred if p["interconnect"] == topo and p["method"] == method), key=lambda p: p["cores"])
         color, ls = TOPOLOGY_STYLE.get(topo, ("gray", "-"))
         n = [p["cores"] for p in ps]
