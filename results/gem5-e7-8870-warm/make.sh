@@ -24,8 +24,8 @@ for n in 1 2 4 10 20 40 80; do
   for c in $all local-radixvm-percore-40 local-stock-40; do record+=" ${n}:$c"; done
 done
 record+=" 10:fault-stock-4 160:local-radixvm-percore 160:fault-stock 160:fault-rwlock"
-# fault's 4-round points at 40 and 80 (session 47): the slope from 2 rounds is the steady state there
-record+=" 40:fault-rwlock-4 40:fault-rcu-4 80:fault-rcu-4 80:fault-rwlock-4"
+# fault's 4-round points at 40 and 80 (sessions 47, 48): the slope from 2 rounds is the steady state there
+record+=" 40:fault-rwlock-4 40:fault-rcu-4 80:fault-rcu-4 80:fault-rwlock-4 40:fault-stock-4 80:fault-stock-4"
 if [ -n "${CORES:-}${CASES:-}" ]; then
   record=""
   for n in ${CORES:-10 20 40 80}; do for c in ${CASES:-$all}; do record+=" ${n}:$c"; done; done
