@@ -7,7 +7,8 @@
 # curve's own parameters: the trace changes no simulated figure) for the hot-line models fitted on 1-20 and judged
 # at 40 and 80: the contended designs first (TRACED picks others, as count:workload:variant).  The sweep is resumable
 # (complete jobs are kept); a traced case with a manifest is kept unless FRESH=1.  GEM5 must be set for a run not
-# kept.
+# kept.  The lockless page cache's trace (20:pagecache:stock, session 48) boots the image after ccbench's fix of
+# session 45, which changed no workload of this record.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-share-cache-reclaim-warm
