@@ -22,11 +22,15 @@ static const struct param params[] = {
 	{ "mmap", "1", "1: also map the page and fault it in" },
 	{ "dir", "/var/tmp", "directory for the file (the guest's root is ext2)" },
 	{ "evict", "0", "N>0: every N reads thread 0 drops the file's clean pages (races lookups with removal and refill)" },
+	{ "own_fd", "0", "1: each thread reads through its own open of the file, so no struct file (its reference "
+			 "count, its readahead state) is shared: only the page cache's lines are" },
 	{ NULL }
 };
 
 #define GEN 0x77
 static int fd;
+static int fds[MAX_THREADS];	/* the fd each thread reads through */
+static int nfds;
 static char path[4096];
 
 static int setup(int n)
@@ -49,6 +53,18 @@ static int setup(int n)
 			die("write %s: %s", path, strerror(errno));
 	}
 	fsync(fd);	/* clean pages: later reads are pure lookups */
+	/*
+	 * Threads share one file table, so every pread takes a reference on
+	 * the struct file it reads through and writes its readahead state:
+	 * with one fd for all, those lines are the hottest of a lockless
+	 * lookup (FINDINGS, session 48).  Opened here, outside the ROI.
+	 */
+	nfds = n;
+	for (int t = 0; t < n; t++) {
+		fds[t] = param_int("own_fd") ? open(path, O_RDONLY) : fd;
+		if (fds[t] < 0)
+			die("%s: %s", path, strerror(errno));
+	}
 	return 0;
 }
 
@@ -58,18 +74,19 @@ static void run(struct worker *w)
 	int use_pread = param_int("pread"), use_mmap = param_int("mmap");
 	long long evict = param_int("evict");
 	size_t bytes = param_int("bytes");
+	int rfd = fds[w->tid];
 	static __thread uint64_t buf[WORDS_PER_PAGE];
 
 	for (long long i = 0; i < iters; i++) {
 		off_t off = (xorshift(&w->rng) % np) * PAGE_SIZE;
 
 		if (use_pread) {
-			if (pread(fd, buf, bytes, off) != (ssize_t)bytes)
+			if (pread(rfd, buf, bytes, off) != (ssize_t)bytes)
 				die("thread %d: pread: %s", w->tid, strerror(errno));
 			check_words(w, buf, off, GEN, bytes / 8);
 		}
 		if (use_mmap) {
-			char *p = mmap(NULL, PAGE_SIZE, PROT_READ, MAP_SHARED, fd, off);
+			char *p = mmap(NULL, PAGE_SIZE, PROT_READ, MAP_SHARED, rfd, off);
 
 			if (p == MAP_FAILED)
 				die("thread %d: mmap: %s", w->tid, strerror(errno));
@@ -83,13 +100,16 @@ static void run(struct worker *w)
 		 * next read brings them back from disk with the same contents.
 		 */
 		if (evict > 0 && w->tid == 0 && w->ops % (uint64_t)evict == 0 &&
-		    (errno = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)))
+		    (errno = posix_fadvise(rfd, 0, 0, POSIX_FADV_DONTNEED)))
 			die("thread 0: posix_fadvise: %s", strerror(errno));
 	}
 }
 
 static void teardown(void)
 {
+	for (int t = 0; t < nfds; t++)
+		if (fds[t] != fd)
+			close(fds[t]);
 	close(fd);
 	unlink(path);
 }

@@ -57,3 +57,18 @@ def test_locked_and_lockless_lookups_race_eviction_on_the_debug_kernel(debug_ker
     assert failed["pagecache-locked"] <= failed["stock"], rows[("pagecache-locked", "stressng")]
     assert rows[("stock", "stressng")]["ops"] >= 4      # most stressors pass, so they ran
 
+
+
+def test_threads_reading_through_their_own_fds_share_no_struct_file(qemu_ready, tmp_path):
+    """pagecache.own_fd=1: each thread preads and maps through its own open of the file (opened in
+    set-up), in both lookup designs, racing eviction; every read is still verified."""
+    out = tmp_path / "own"
+    r = vmscale("run", "--backend", "qemu", "--cores", 4, "--workload", "pagecache",
+                "--kernel-variant", ",".join(VARIANTS), "--param", "pagecache.own_fd=1",
+                "--param", "pagecache.iters=200", "--param", "pagecache.file_pages=32",
+                "--param", "pagecache.evict=20", "--out", out, "--timeout", 900)
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert sorted(row["kernel_variant"] for row in rows) == sorted(VARIANTS), r.stdout[-3000:]
+    for row in rows:
+        assert row["ok"] and row["errors"] == 0, row
+        assert row["params"]["own_fd"] == "1" and row["ops"] == 4 * 200, row
