@@ -154,11 +154,12 @@ def our_ratios(rows: list) -> str:
         by.setdefault(label, {}).setdefault(int(r["cores"]), []).append(float(r[key]))
     # a ROI size made at under half the counts of the same design's main size (a longer ROI checking
     # that curve at a few counts) is not a curve to compare
+    design = {v: v.split(" [")[0] for v in by}      # the label without curve_labels' size suffix
     most = {}
     for v, pts in by.items():
-        most[v.split(" [")[0]] = max(most.get(v.split(" [")[0], 0), len(pts))
+        most[design[v]] = max(most.get(design[v], 0), len(pts))
     by = {v: {n: sum(x) / len(x) for n, x in pts.items()} for v, pts in by.items()
-          if 2 * len(pts) >= most[v.split(" [")[0]]}
+          if 2 * len(pts) >= most[design[v]]}
     common = set.intersection(*(set(v) for v in by.values())) if by else set()
     if len(by) < 2 or not common:
         return ""
