@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
@@ -32,6 +33,11 @@ static const struct param common_params[] = {
 	{ "physmap", "0", "1: after the ROI, print /proc/vmscale_physmap (what "
 			   "each page frame holds; gem5 hot-line runs name their "
 			   "lines by it)" },
+	{ "quiesce_ms", "0", "after the ROI, wait up to this long until the "
+			     "RadixVM region's running totals balance (every "
+			     "object made has been freed): a boot's last case "
+			     "checks for leaks without racing deferred frees "
+			     "(not in a process with a region of its own)" },
 	{ NULL }
 };
 
@@ -383,6 +389,87 @@ static void read_vmstat(long long *out)
 	read_counters("/proc/vmscale_radix", "radix_", out);
 	read_counters("/proc/parsec", "parsec_", out);
 	read_counters("/proc/parsec_bench", "parsecbench_", out);
+}
+
+/* Each kind of object the RadixVM region makes, and the counter of its frees. */
+static const char *const radix_made_freed[][2] = {
+	{ "radix_regions", "radix_regions_freed" },
+	{ "radix_nodes_allocated", "radix_nodes_freed" },
+	{ "radix_pages_mapped", "radix_pages_unmapped" },
+	{ "radix_descs_allocated", "radix_descs_freed" },
+	{ "radix_shares_allocated", "radix_shares_freed" },
+	{ "radix_pgds_allocated", "radix_pgds_freed" },
+};
+
+static long long key_value(const long long *v, const char *key)
+{
+	for (size_t i = 0; i < NKEYS; i++)
+		if (!strcmp(vmstat_keys[i], key))
+			return v[i];
+	return -1;
+}
+
+/*
+ * 1 if this process has a RadixVM region: vm.vmscale_as is read when a process
+ * starts and only changed between cases.  (/proc/self/maps shows only the
+ * region's mapped ranges, none once a workload has unmapped its pages.)
+ */
+static int has_region(void)
+{
+	char as[32] = "";
+	FILE *f = fopen("/proc/sys/vm/vmscale_as", "r");
+
+	if (!f)
+		return 0;
+	if (!fgets(as, sizeof(as), f))
+		as[0] = 0;
+	fclose(f);
+	return as[0] && strncmp(as, "stock", 5);
+}
+
+static long long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
+}
+
+static long long quiesced_ms;
+static int quiesce_asked;
+
+/*
+ * Regions are freed by Refcache and nodes by RCU or PARSEC, epochs after
+ * their last process exits: how long that takes depends on the CPUs' ticks
+ * (slow with many vCPUs on few host CPUs), so a leak check waits for the
+ * totals to balance rather than for a fixed time.  Returns the ms waited,
+ * or -1 when they did not balance within quiesce_ms (the totals then show
+ * what is left).
+ */
+static long long quiesce(long long *after)
+{
+	long long limit = param_int("quiesce_ms");
+
+	/* a process in the region holds live objects: its totals cannot balance */
+	quiesce_asked = limit > 0 && !has_region();
+	if (!quiesce_asked)
+		limit = 0;
+
+	for (long long start = now_ms();;) {
+		long long ms = now_ms() - start;
+		int balanced = 1;
+
+		read_vmstat(after);
+		for (size_t i = 0; i < sizeof(radix_made_freed) / sizeof(radix_made_freed[0]); i++)
+			if (key_value(after, radix_made_freed[i][0]) !=
+			    key_value(after, radix_made_freed[i][1]))
+				balanced = 0;
+		if (balanced)
+			return ms;
+		if (ms >= limit)
+			return -1;
+		usleep(1000);
+	}
 }
 
 /* Prints `},"<prefix>_totals":{...` from the keys named <prefix>_*. */
@@ -739,6 +826,8 @@ static void print_result(long long *before, long long *after, struct rusage *ru0
 		fprintf(o, "\"mmaps\":%llu,\"munmaps\":%llu,", (unsigned long long)mmaps, (unsigned long long)munmaps);
 	/* the threads wait, alive, until the result is printed (park): no exit is in the counts */
 	fprintf(o, "\"threads_end\":\"parked\",");
+	if (quiesce_asked)	/* -1: the totals did not balance in time */
+		fprintf(o, "\"quiesced_ms\":%lld,", quiesced_ms);
 	fprintf(o, "\"minflt\":%ld,\"roi_minflt\":%llu,\"params\":{", ru1->ru_minflt - ru0->ru_minflt + children_minflt,
 		(unsigned long long)roi_minflt);
 	for (const struct param *p = workload.params; p && p->name; p++, first = 0)
@@ -825,7 +914,7 @@ int main(int argc, char **argv)
 		print_physmap();
 	if (workload.settle)
 		workers[0].errors += workload.settle(&workers[0]);
-	read_vmstat(after);
+	quiesced_ms = quiesce(after);
 	if (workload.verify)
 		workers[0].errors += workload.verify();
 	if (workload.teardown)

@@ -31,7 +31,7 @@ def test_kunit_benchmark_and_radix_stress_on_the_debug_kernel(debug_kernel, tmp_
                 *[a for c in CASES for a in ("--case", c)],
                 "--param", f"reclaim.iters={ITERS}", "--param", "reclaim.chunk=1000",
                 "--param", "stress.iters=300", "--param", "local.iters=200",
-                "--param", "lazymm.iters=100", "--param", "lazymm.sleep_ns=1000000",
+                "--param", "lazymm.iters=100", "--param", "lazymm.sleep_ns=1000000", "--param", "lazymm.quiesce_ms=60000",
                 "--out", out, "--timeout", 1800)
     rows = {(row["kernel_variant"], row["workload"]): row
             for row in map(json.loads, (out / "results.jsonl").read_text().splitlines())}

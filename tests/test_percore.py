@@ -12,7 +12,7 @@ from conftest import vmscale
 
 pytestmark = pytest.mark.qemu
 PARAMS = ["tlbstale.iters=3000", "stress.iters=2000", "local.iters=300", "pipeline.iters=200",
-          "global.iters=4", "lazymm.iters=100", "lazymm.sleep_ns=1000000",
+          "global.iters=4", "lazymm.iters=100", "lazymm.sleep_ns=1000000", "lazymm.quiesce_ms=60000",
           "selftests.tests=map_fixed_noreplace", "forkcopy.iters=10", "forkcopy.pages=8"]
 # Each kind of object the region allocates, and the counter of its frees (per-core: the
 # top-level copies too).

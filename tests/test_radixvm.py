@@ -13,8 +13,9 @@ from conftest import vmscale
 
 pytestmark = pytest.mark.qemu
 # stock last: its cases run after every RadixVM process has exited, so the last row's running
-# totals show what the region left behind; lazymm (100 x 1 ms sleeps) ends the boot with ten
-# Refcache epochs in which empty radix nodes collapse.
+# totals show what the region left behind; lazymm ends the boot and, before it reads them, waits
+# until they balance (quiesce_ms: regions are freed by Refcache, nodes by RCU, epochs after their
+# process exits -- at 32 vCPUs on 2 host CPUs a fixed 100 ms of sleeps was not always enough).
 VARIANTS = ["radixvm", "radixvm-atomic", "stock"]
 # selftests: map_fixed_noreplace, the mm selftest written for address-space placement (all of
 # them run under every design in test_qemu_stress.py).
@@ -23,7 +24,7 @@ WORKLOADS = ["stress", "local", "pipeline", "global", "pageshare", "footprint", 
              "selftests", "forkcopy", "lazymm"]
 PARAMS = ["stress.iters=3000", "local.iters=300", "pipeline.iters=200", "global.iters=4",
           "pageshare.iters=300", "footprint.iters=2000", "footprint.pages=1", "vmapi.iters=2", "vmapi.overcommit=1", "lazymm.iters=100",
-          "lazymm.sleep_ns=1000000", "selftests.tests=map_fixed_noreplace", "forkcopy.iters=10",
+          "lazymm.sleep_ns=1000000", "lazymm.quiesce_ms=60000", "selftests.tests=map_fixed_noreplace", "forkcopy.iters=10",
           "forkcopy.pages=8"]
 
 
@@ -109,9 +110,11 @@ FREED = {"pages_mapped": "pages_unmapped", "descs_allocated": "descs_freed",
 
 def _check_no_leak(rows):
     """After the stock cases, everything the RadixVM processes allocated has been freed."""
-    totals = rows[("stock", "lazymm")]["radix_totals"]
+    last = rows[("stock", "lazymm")]
+    totals = last["radix_totals"]
     for made, freed in FREED.items():
         assert totals[made] == totals[freed], (made, totals)
+    assert last["quiesced_ms"] >= 0, last      # balanced, not read at the limit
     # at least one region per RadixVM workload process of the boot
     radix_cases = sum(1 for variant, _ in rows if variant != "stock")
     assert totals["regions"] >= radix_cases and totals["nodes_allocated"] > totals["regions"]
@@ -181,7 +184,8 @@ def test_the_oom_killer_picks_a_region_process_and_its_region_is_freed(qemu_read
                 "--param", "footprint.iters=3", "--param", "footprint.pages=80000",
                 # three mappings of 312 MiB: each passes overcommit's heuristic, the third runs out
 
-                "--param", "lazymm.iters=100", "--param", "lazymm.sleep_ns=1000000", "--out", out,
+                "--param", "lazymm.iters=100", "--param", "lazymm.sleep_ns=1000000",
+                "--param", "lazymm.quiesce_ms=60000", "--out", out,
                 "--timeout", 1200)
     rows = {(row["kernel_variant"], row["workload"]): row
             for row in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
