@@ -225,10 +225,11 @@ def test_a_profiled_roi_is_sampled_by_symbol_and_its_figures_are_the_untraced_ru
     """`--gem5 roi_profile=N` traces N ns of every CPU's instructions every 100 us inside each ROI
     only, and changes no simulated figure: the same two cases run plain and profiled give the same
     ticks (the same run script: hotlines=1 adds a harness parameter, which moves the guest's pages);
-    `vmscale threads` names the sampled kernel code per case."""
+    `vmscale threads` names the sampled kernel code per case.  1,000 pairs a thread (25-105 us
+    of simulated ROI): each ROI's first window opens at its workbegin, so both are sampled."""
     def run(out, *extra):
         r = vmscale("run", "--backend", "gem5", "--cores", 2, "--workload", "refcount", "--kernel-variant",
-                    "stock,refcache", "--param", "refcount.iters=4000", "--param", "refcount.chunk=1000",
+                    "stock,refcache", "--param", "refcount.iters=1000", "--param", "refcount.chunk=500",
                     *extra, "--out", out, timeout=3600)
         assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
         return {row["kernel_variant"]: row["gem5.sim_ticks"]
