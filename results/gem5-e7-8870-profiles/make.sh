@@ -33,6 +33,9 @@
 #     90 us of every 100 us traced: which spinlock its CPUs queue on (holds.csv names the lock's call sites: the
 #     zone lock, refilling per-CPU page lists for the node cache's new slabs); 010c-, 020c-reclaim-stock-warm the
 #     same at 10 and 20 cores, the lock stations of the model fitted on 1-20 (and -parsec- for PARSEC's).
+#   010c-pagecache-locked-ownfd, 020c-pagecache-locked-ownfd (session 50): the locked page cache with a fd per thread
+#     (pagecache.own_fd=1), as results/gem5-e7-8870-pagecache-own-fd, 90 us of every 100 us traced: the i_pages
+#     lock's holds and hand-offs for that record's lock stations (its image, not the warm-up one).
 # KEEP_TRACES=DIR moves a trace that is not kept into DIR (as CASE.trace.out.*) instead of deleting it.
 # GEM5 must be set.
 set -euo pipefail
@@ -43,7 +46,7 @@ all="040c-fault-stock-64 080c-fault-stock-64 080c-local-radixvm-percore-10 010c-
      010c-local-stock-warm 020c-local-stock-warm 040c-local-stock-warm 010c-pagecache-locked-warm
      020c-pagecache-locked-warm 010c-pageshare-atomic-warm 020c-pageshare-atomic-warm 080c-pageshare-atomic-500
      080c-reclaim-stock-500 040c-reclaim-stock-warm 010c-reclaim-stock-warm 020c-reclaim-stock-warm
-     010c-reclaim-parsec-warm 020c-reclaim-parsec-warm"
+     010c-reclaim-parsec-warm 020c-reclaim-parsec-warm 010c-pagecache-locked-ownfd 020c-pagecache-locked-ownfd"
 for c in ${CASES:-$all}; do
   n=$((10#${c%%c-*})) window=500
   case $c in
@@ -53,6 +56,9 @@ for c in ${CASES:-$all}; do
     *-local-stock-warm) w=local v=stock window=90000 params=(--param local.iters=4) ;;
     *-pagecache-locked-warm) w=pagecache v=pagecache-locked window=90000
       params=(--param pagecache.iters=200 --param pagecache.file_pages=64 --param pagecache.mmap=0) ;;
+    *-pagecache-locked-ownfd) w=pagecache v=pagecache-locked window=90000
+      params=(--param pagecache.iters=200 --param pagecache.file_pages=64 --param pagecache.mmap=0
+              --param pagecache.own_fd=1) ;;
     *-pageshare-atomic-warm) w=pageshare v=radixvm-atomic window=90000 params=(--param pageshare.iters=40) ;;
     *-pageshare-atomic-500) w=pageshare v=radixvm-atomic params=(--param pageshare.iters=40) ;;
     *-reclaim-stock-500) w=reclaim v=stock
