@@ -1,12 +1,26 @@
 #!/bin/bash
-# Piggin's page cache with a fd per thread (pagecache.own_fd=1) on the reference board at 1-40 cores, lockless
-# (stock) against locked lookups, and the models fitted on two sockets (1-20 cores) judged at 40.  The sweep is
-# resumable (complete jobs are kept).  GEM5 must be set for a job not kept.
+# Piggin's page cache with a fd per thread (pagecache.own_fd=1) on the reference board at 1-40 cores (the sweep) and
+# 80 and 160 (lockless), lockless (stock) against locked lookups, and the models fitted on two sockets (1-20 cores)
+# judged past them, the locked one with its lock's holds (gem5-e7-8870-profiles/0{10,20}c-pagecache-locked-ownfd).
+# The sweep is resumable (complete jobs are kept).  GEM5 must be set for a job not kept.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-pagecache-own-fd
 spec=scripts/sweeps/gem5-e7-8870-pagecache-own-fd.toml
 .venv/bin/vmscale sweep run "$spec" --parallel 1 --out "$out/sweep"
+# past the sweep, one run directory per case (session 50: the lockless design at 80 and 160 cores; the locked one's ROI
+# at 80 is ~2 h of host), kept once it has a manifest unless FRESH=1; TOP="80:pagecache-locked ..." chooses others
+for nv in ${TOP:-80:stock 160:stock}; do
+    n=${nv%%:*} v=${nv#*:}
+    d=$out/$(printf %03dc "$n")-pagecache-$v
+    [ "${FRESH:-0}" = 0 ] && [ -f "$d/manifest.json" ] && continue
+    rm -rf "$d"
+    .venv/bin/vmscale checkpoint --cores "$n" --gem5 board=e7-8870
+    .venv/bin/vmscale run --backend gem5 --cores "$n" --gem5 board=e7-8870 --gem5 cpu=timing --workload pagecache \
+        --kernel-variant "$v" --param pagecache.iters=200 --param pagecache.file_pages=64 --param pagecache.mmap=0 \
+        --param pagecache.own_fd=1 --out "$d"
+    (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini)
+done
 # (a finished job only: gzip must not take the files of a job still running)
 for m in "$out"/sweep/jobs/*/m5out; do [ -f "$m/../manifest.json" ] || continue; (cd "$m" && rm -f config.json && { [ ! -f stats.txt ] || gzip -f stats.txt config.ini; }); done
 for v in ${TRACED:-stock pagecache-locked}; do
@@ -24,9 +38,12 @@ for v in ${TRACED:-stock pagecache-locked}; do
     fi
     .venv/bin/vmscale hotlines "$d" --top 8 > "$d/hotlines.txt"
 done
-.venv/bin/vmscale collect --restat $(ls -d "$out"/sweep/jobs/*/manifest.json | xargs -n1 dirname) -o "$out/table.csv"
+runs=$(ls -d "$out"/sweep/jobs/*/manifest.json "$out"/[0-9]*c-pagecache-*/manifest.json | grep -v -- -hotlines/ \
+    | xargs -n1 dirname)
+.venv/bin/vmscale collect --restat $runs -o "$out/table.csv"
 .venv/bin/vmscale report "$out/table.csv" --out "$out/report"
 note="gem5 v24.0.0.1 Timing+Ruby MESI_Two_Level, board=e7-8870, window throughput"
 traces=$(ls "$out"/0*c-*-hotlines/hotlines.csv 2>/dev/null || true)
+holds=$(ls results/gem5-e7-8870-profiles/0*c-pagecache-locked-ownfd/holds.csv 2>/dev/null || true)
 .venv/bin/vmscale model study "$out/table.csv" --train-max 20 --min-points 5 --out "$out/study-20" --note "$note" \
-    ${traces:+--hotlines $traces}
+    ${traces:+--hotlines $traces} ${holds:+--holds $holds}
