@@ -194,7 +194,9 @@ def _parse(text: str, problems: bool = True) -> Console:
         if m:
             current.sysctls[m.group(1)] = m.group(2)
             continue
-        m = SEGFAULT.search(line)
+        # (the substring first: on a result line's kilobytes of JSON with no space, the pattern's
+        # leading \S+ backtracks from every position, quadratic in the line)
+        m = SEGFAULT.search(line) if "segfault at" in line else None
         if m:
             current.segfaults.append(f"{m.group(1)}[{m.group(2)}] at {m.group(3)}")
         if "VMSCALE-RESULT-IN-RECAP " in line:
