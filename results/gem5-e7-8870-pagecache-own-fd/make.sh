@@ -8,8 +8,9 @@ cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-pagecache-own-fd
 spec=scripts/sweeps/gem5-e7-8870-pagecache-own-fd.toml
 .venv/bin/vmscale sweep run "$spec" --parallel 1 --out "$out/sweep"
-# past the sweep, one run directory per case (session 50: the lockless design at 80 and 160 cores; the locked one's ROI
-# at 80 is ~2 h of host), kept once it has a manifest unless FRESH=1; TOP="80:pagecache-locked ..." chooses others
+# past the sweep, one run directory per case (session 50: the lockless design at 80 and 160 cores; the locked one's
+# ROI at 80 would be ~2 h of host), kept once it has its manifest unless FRESH=1; TOP="80:pagecache-locked ..." chooses
+# others
 for nv in ${TOP:-80:stock 160:stock}; do
     n=${nv%%:*} v=${nv#*:}
     d=$out/$(printf %03dc "$n")-pagecache-$v
@@ -46,4 +47,7 @@ note="gem5 v24.0.0.1 Timing+Ruby MESI_Two_Level, board=e7-8870, window throughpu
 traces=$(ls "$out"/0*c-*-hotlines/hotlines.csv 2>/dev/null || true)
 holds=$(ls results/gem5-e7-8870-profiles/0*c-pagecache-locked-ownfd/holds.csv 2>/dev/null || true)
 .venv/bin/vmscale model study "$out/table.csv" --train-max 20 --min-points 5 --out "$out/study-20" --note "$note" \
+    ${traces:+--hotlines $traces} ${holds:+--holds $holds}
+# the traced stations past the simulated machine: 160, 1,024 and 4,096 cores on the sockets, a crossbar and a mesh
+.venv/bin/vmscale model beyond "$out/table.csv" --train-max 20 --out "$out/beyond-20" --note "$note" \
     ${traces:+--hotlines $traces} ${holds:+--holds $holds}
