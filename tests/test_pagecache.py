@@ -23,7 +23,7 @@ ITERS = 150
 def test_locked_and_lockless_lookups_race_eviction_on_the_debug_kernel(debug_kernel, tmp_path):
     # Thread 0 drops the file's pages every 12 reads (12 times), racing 31 threads' lookups and
     # refills. 150 reads a thread, not 300: each read maps and unmaps its page (a TLB shoot-down to
-    # 31 vCPUs), so the two designs' ROIs were 240 of this test's 464 s at 32 TCG vCPUs.
+    # 31 vCPUs): the two designs' ROIs were 240 of this test's 464 s beside a gem5 run (81 s alone now).
     out = tmp_path / "pc"
     r = vmscale("run", "--backend", "qemu", "--flavor", "debug", "--cores", 32,
                 "--workload", "pagecache,stressng", "--kernel-variant", ",".join(VARIANTS),
