@@ -7,6 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-pagecache-own-fd
 spec=scripts/sweeps/gem5-e7-8870-pagecache-own-fd.toml
+# the runs outside the sweep (the points past it, the traces) take the spec's ROI
+params=(--param pagecache.iters=200 --param pagecache.file_pages=64 --param pagecache.mmap=0 --param pagecache.own_fd=1)
 .venv/bin/vmscale sweep run "$spec" --parallel 1 --out "$out/sweep"
 # past the sweep, one run directory per case (session 50: the lockless design at 80 and 160 cores; the locked one's
 # ROI at 80 would be ~2 h of host), kept once it has its manifest unless FRESH=1; TOP="80:pagecache-locked ..." chooses
@@ -18,8 +20,7 @@ for nv in ${TOP:-80:stock 160:stock}; do
     rm -rf "$d"
     .venv/bin/vmscale checkpoint --cores "$n" --gem5 board=e7-8870
     .venv/bin/vmscale run --backend gem5 --cores "$n" --gem5 board=e7-8870 --gem5 cpu=timing --workload pagecache \
-        --kernel-variant "$v" --param pagecache.iters=200 --param pagecache.file_pages=64 --param pagecache.mmap=0 \
-        --param pagecache.own_fd=1 --out "$d"
+        --kernel-variant "$v" "${params[@]}" --out "$d"
     (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini)
 done
 # (a finished job only: gzip must not take the files of a job still running)
@@ -30,8 +31,7 @@ for v in ${TRACED:-stock pagecache-locked}; do
       rm -rf "$d"
       .venv/bin/vmscale checkpoint --cores 20 --gem5 board=e7-8870
       .venv/bin/vmscale run --backend gem5 --cores 20 --gem5 board=e7-8870 --gem5 hotlines=1 --workload pagecache \
-          --kernel-variant "$v" --param pagecache.iters=200 --param pagecache.file_pages=64 --param pagecache.mmap=0 \
-          --param pagecache.own_fd=1 --out "$d"
+          --kernel-variant "$v" "${params[@]}" --out "$d"
       # the trace kept as xz in 4 MiB parts (no tracked file reaches 5 MiB; `vmscale hotlines` reads them in order)
       (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini && zcat hotlines.events.gz | xz -9 -T1 \
           > hotlines.events.xz && rm hotlines.events.gz && split -b 4M hotlines.events.xz hotlines.events.xz.part- \
