@@ -1,7 +1,8 @@
 #!/bin/bash
 # Piggin's page cache with a fd per thread (pagecache.own_fd=1) on the reference board at 1-40 cores (the sweep) and
 # 80 and 160 (lockless), lockless (stock) against locked lookups, and the models fitted on two sockets (1-20 cores)
-# judged past them, the locked one with its lock's holds (gem5-e7-8870-profiles/0{10,20}c-pagecache-locked-ownfd).
+# judged past them, the locked one with its lock's holds (gem5-e7-8870-profiles/0{10,20}c-pagecache-locked-ownfd);
+# the hot-line traces at 20 cores (the stations) and of the lockless design at 80 (a check, session 51).
 # The sweep is resumable (complete jobs are kept).  GEM5 must be set for a job not kept.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -25,12 +26,15 @@ for nv in ${TOP:-80:stock 160:stock}; do
 done
 # (a finished job only: gzip must not take the files of a job still running)
 for m in "$out"/sweep/jobs/*/m5out; do [ -f "$m/../manifest.json" ] || continue; (cd "$m" && rm -f config.json && { [ ! -f stats.txt ] || gzip -f stats.txt config.ini; }); done
-for v in ${TRACED:-stock pagecache-locked}; do
-    d=$out/020c-pagecache-$v-hotlines
+# the traces: the model's stations at 20 cores, and the lockless design at 80 as a check of what it carries (session
+# 51; never an input: a method learns only from traces at or below its fitted counts)
+for nv in ${TRACED:-20:stock 20:pagecache-locked 80:stock}; do
+    n=${nv%%:*} v=${nv#*:}
+    d=$out/$(printf %03dc "$n")-pagecache-$v-hotlines
     if [ "${FRESH:-0}" != 0 ] || [ ! -f "$d/manifest.json" ]; then
       rm -rf "$d"
-      .venv/bin/vmscale checkpoint --cores 20 --gem5 board=e7-8870
-      .venv/bin/vmscale run --backend gem5 --cores 20 --gem5 board=e7-8870 --gem5 hotlines=1 --workload pagecache \
+      .venv/bin/vmscale checkpoint --cores "$n" --gem5 board=e7-8870
+      .venv/bin/vmscale run --backend gem5 --cores "$n" --gem5 board=e7-8870 --gem5 hotlines=1 --workload pagecache \
           --kernel-variant "$v" "${params[@]}" --out "$d"
       # the trace kept as xz in 4 MiB parts (no tracked file reaches 5 MiB; `vmscale hotlines` reads them in order)
       (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini && zcat hotlines.events.gz | xz -9 -T1 \
