@@ -16,12 +16,13 @@ cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-warm
 all="local-radixvm-percore local-stock local-radixvm fault-stock fault-rwlock fault-rcu"
 variants="stock radixvm radixvm-percore rwlock rcu"
-# the record: Figure 5's local and Figures 16-17's fault at 1-80 cores, the 40-round local curves (the steady state)
+# the record: Figure 5's local and Figures 16-17's fault at 1-80 cores, the 40-round local curves (the steady state;
+# the shared-table RadixVM's since session 51)
 # and fault's 4-round slope at 10 (and 40, 80: rcu, rwlock), per-core RadixVM at 160, and fault/stock and rwlock at 160 (sessions 40, 41; a
 # 160-core ROI grows gem5 to 11 GB resident: run one at a time on a machine under 32 GB)
 record=""
 for n in 1 2 4 10 20 40 80; do
-  for c in $all local-radixvm-percore-40 local-stock-40; do record+=" ${n}:$c"; done
+  for c in $all local-radixvm-percore-40 local-stock-40 local-radixvm-40; do record+=" ${n}:$c"; done
 done
 record+=" 10:fault-stock-4 160:local-radixvm-percore 160:fault-stock 160:fault-rwlock"
 # fault's 4-round points at 40 and 80 (sessions 47, 48): the slope from 2 rounds is the steady state there
