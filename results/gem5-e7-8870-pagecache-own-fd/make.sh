@@ -1,6 +1,6 @@
 #!/bin/bash
 # Piggin's page cache with a fd per thread (pagecache.own_fd=1) on the reference board at 1-40 cores (the sweep) and
-# 80 and 160 (lockless), lockless (stock) against locked lookups, and the models fitted on two sockets (1-20 cores)
+# 80 (both) and 160 (lockless), lockless (stock) against locked lookups, and the models fitted on two sockets (1-20 cores)
 # judged past them, the locked one with its lock's holds (gem5-e7-8870-profiles/0{10,20}c-pagecache-locked-ownfd);
 # the hot-line traces at 20 cores (the stations) and of the lockless design at 80 (a check, session 51).
 # The sweep is resumable (complete jobs are kept).  GEM5 must be set for a job not kept.
@@ -11,10 +11,10 @@ spec=scripts/sweeps/gem5-e7-8870-pagecache-own-fd.toml
 # the runs outside the sweep (the points past it, the traces) take the spec's ROI
 params=(--param pagecache.iters=200 --param pagecache.file_pages=64 --param pagecache.mmap=0 --param pagecache.own_fd=1)
 .venv/bin/vmscale sweep run "$spec" --parallel 1 --out "$out/sweep"
-# past the sweep, one run directory per case (session 50: the lockless design at 80 and 160 cores; the locked one's
-# ROI at 80 would be ~2 h of host), kept once it has its manifest unless FRESH=1; TOP="80:pagecache-locked ..." chooses
-# others
-for nv in ${TOP:-80:stock 160:stock}; do
+# past the sweep, one run directory per case (session 50: the lockless design at 80 and 160 cores; session 51: the
+# locked one at 80, a 30 ms ROI in 2.4 h of host), kept once it has its manifest unless FRESH=1; TOP="N:VARIANT ..."
+# chooses others
+for nv in ${TOP:-80:stock 160:stock 80:pagecache-locked}; do
     n=${nv%%:*} v=${nv#*:}
     d=$out/$(printf %03dc "$n")-pagecache-$v
     [ "${FRESH:-0}" = 0 ] && [ -f "$d/manifest.json" ] && continue
