@@ -311,6 +311,47 @@ def _add_locks(sub):
     lk.set_defaults(func=_guarded(_locks))
 
 
+def _lines(a):
+    from vmscale_gem5.board import with_sockets
+    from vmscale_model import linecheck, methods, study
+    rows = fitlib.load_table(a.table, a.workload, a.variant, "gem5", a.board, a.ops_per_thread)
+    if len({study.roi_size(r) for r in rows}) > 1:
+        raise ValueError(f"{a.table}: {a.workload}/{a.variant} has several ROI sizes: choose one with --ops-per-thread")
+    board = with_sockets(a.board)
+    if board is None:
+        raise ValueError(f"board {a.board!r}: not a sockets board this vmscale can make (its distances carry the lines)")
+    trace = [r for path in a.hotlines for r in hotline_rows(path)
+             if r.get("workload") == a.workload and r.get("kernel_variant") == a.variant]
+    if not trace:
+        raise ValueError(f"no hot-line trace of {a.workload}/{a.variant} in the files given")
+    try:
+        result = linecheck.check(rows, trace, board, a.train_max, a.top, tuple(a.at))
+    except methods.NoModel as e:
+        raise ValueError(str(e)) from e
+    print(linecheck.render(result, a.show), end="")
+    return 0
+
+
+def _add_lines(sub):
+    ln = sub.add_parser("lines", help="the hot-line stations `hotboard` carried past its fitted core counts, beside "
+                                      "a trace made there (hotlines.csv at a held-out count): which line's visits "
+                                      "or hand-off the carrying got wrong, and lines it never had")
+    ln.add_argument("table", help="the curve's table (window_ops_per_cycle)")
+    ln.add_argument("--workload", required=True, help="the curve's workload")
+    ln.add_argument("--variant", required=True, help="the curve's kernel variant")
+    ln.add_argument("--board", default="board=e7-8870", help="the curve's gem5.board label (a sockets board)")
+    ln.add_argument("--hotlines", metavar="CSV", nargs="+", required=True,
+                    help="hotlines.csv of the case: the largest count at or below --train-max makes the stations, "
+                    "those above are the check")
+    ln.add_argument("--train-max", type=int, default=20, help="the model's largest fitted core count (default 20)")
+    ln.add_argument("--at", type=lambda s: [int(x) for x in s.split(",")], default=[],
+                    help="more core counts to carry the stations to (comma-separated; e.g. 160,1024)")
+    ln.add_argument("--ops-per-thread", type=float, help="the curve's ROI size, if the table holds several")
+    ln.add_argument("--top", type=int, default=0, help="only the trace's top N lines as stations (default: all)")
+    ln.add_argument("--show", type=int, default=8, help="lines printed per core count (default 8)")
+    ln.set_defaults(func=_guarded(_lines))
+
+
 def _add_interconnect(sub):
     ic = sub.add_parser("interconnect", help="fit a curve on one gem5 board, predict it on another (e.g. crossbar "
                                              "to mesh) from the boards' hop counts, and judge the prediction")
@@ -440,6 +481,7 @@ def add_commands(p):
     _add_sockets(sub)
     _add_stations(sub)
     _add_locks(sub)
+    _add_lines(sub)
     _add_solvers(sub)
     g = sub.add_parser("piggin", help="reproduce Piggin Figure 3.1")
     g.add_argument("--out", default=".", help="output directory (default: here)")
