@@ -93,3 +93,12 @@ def test_the_cli_prints_the_check_and_names_what_is_missing(capsys):
     assert "no hot-line trace of pagecache/pagecache-locked" in capsys.readouterr().err
     assert cli.main(args + ["--train-max", "4"]) == 2      # no trace at or below 4 cores
     assert "no hot-line trace at or below the fitted core counts" in capsys.readouterr().err
+
+
+def test_the_studys_verdict_carries_the_check_where_a_trace_was_made_past_the_fit():
+    rows = fitlib.load_table(TABLE, "pagecache", "stock")
+    for traces, shown in ((TRACES, True), (TRACES[:1], False)):
+        result = study.study(rows, 20, 5, hotlines=[r for p in traces for r in cli.hotline_rows(p)],
+                             boards=with_sockets)
+        text = study.verdict(result)
+        assert ("hot lines where traced past the fit" in text and "at 80: all lines" in text) == shown, text

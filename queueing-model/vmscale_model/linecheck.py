@@ -126,3 +126,20 @@ def render(result: dict, top: int = 8) -> str:
                     parts.append("not carried (moved only here)")
             lines.append(f"  {ln['line']} [{ln['kind']}]: " + "; ".join(parts))
     return "\n".join(lines) + "\n"
+
+
+def line(result: dict, top: int = 2) -> str:
+    """The verdict's line: at each count a trace was made past the fit, the lines' whole demand carried
+    and traced, and the `top` lines by traced demand, carried/traced (visits per operation, cycles a
+    visit); a role the fitted trace lacks is named as not carried; '' without such a trace."""
+    parts = []
+    for p in (p for p in result["points"] if p["traced"]):
+        carried = sum(ln["carried"][3] for ln in p["lines"] if ln["carried"])
+        traced = sum(ln["traced"][3] for ln in p["lines"] if ln["traced"])
+        shown = sorted((ln for ln in p["lines"] if ln["traced"]), key=lambda ln: -ln["traced"][3])[:top]
+        parts.append(f"at {p['cores']}: all lines {carried:,.0f}/{traced:,.0f} cycles an operation; " + "; ".join(
+            f"{ln['line']} " + (f"{ln['carried'][1]:.3g}/{ln['traced'][1]:.3g} per op x "
+                                f"{ln['carried'][2]:,.0f}/{ln['traced'][2]:,.0f}" if ln["carried"] else
+                                f"not carried ({ln['traced'][1]:.3g} per op x {ln['traced'][2]:,.0f} traced)")
+            for ln in shown))
+    return ("  hot lines where traced past the fit (carried/traced, never an input) " + "; ".join(parts)) if parts else ""

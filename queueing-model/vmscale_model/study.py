@@ -292,6 +292,15 @@ def _judge_curve(rows, train_max, min_points, methods, train_min, board=None, tr
             text = ""
         if text:
             out["locks_check"] = text
+    if "skipped" not in out and board is not None and any(int(r["cores"]) > train_max for r in trace or ()):
+        # the hot-line stations hotboard carried, beside a trace made past the fitted counts
+        from vmscale_model import linecheck     # it imports hotcarried, which imports this module
+        try:
+            text = linecheck.line(linecheck.check(rows, trace, board, train_max))
+        except (methodslib.NoModel, ValueError):
+            text = ""
+        if text:
+            out["lines_check"] = text
     if "skipped" not in out:
         # the counters' own account of the held-out points, for where every method misses
         ex = drift.explain(rows, train_max, board, trace)
@@ -360,7 +369,8 @@ def verdict(result: dict) -> str:
     """One line per judged curve: each method's errors at the held-out counts, the best method,
     and whether it beat the USL there; under a curve every method misses by more than
     EXPLAIN_ABOVE (the issue's goal at 8x), where its extra cycles per operation went; and under a
-    curve with a lock profile made past its fitted counts, its locks carried beside it (lockcheck)."""
+    curve with a lock profile or a hot-line trace made past its fitted counts, its locks or lines carried beside
+    it (lockcheck, linecheck)."""
     lines, skipped = [], {}
     for key, r in result.items():
         if "skipped" in r:
@@ -382,6 +392,8 @@ def verdict(result: dict) -> str:
             lines.append(r["drift"]["line"])
         if r.get("locks_check"):
             lines.append(r["locks_check"])
+        if r.get("lines_check"):
+            lines.append(r["lines_check"])
         if r.get("steady"):
             lines.append(steady_line(r))
     for why, keys in skipped.items():
