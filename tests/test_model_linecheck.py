@@ -38,6 +38,8 @@ def test_roles_take_out_the_frame_and_the_cpu_and_keep_a_kernel_lines_address():
         linecheck.role("struct page of pfn 0x379: file, ext2 inode 38913", "memmap")
     assert linecheck.role("call_single_queue [cpu19]", "percpu") == linecheck.role("call_single_queue [cpu3]", "percpu")
     assert linecheck.role("anon page 0x372000", "user") == linecheck.role("anon page 0x7c665000", "user")
+    assert linecheck.role("vma_lock+0x18 vma@4d1000: lock", "object") == \
+        linecheck.role("vma_lock+0x18 vma@4d5000: lock", "object")
     # a struct's offsets and a symbol's lines are different lines
     assert linecheck.role("mm_struct+0x400 mm: rss_stat", "object") != linecheck.role("mm_struct+0x80 mm: x", "object")
     assert linecheck.role("contig_page_data", "kernel", "0x1ac2fc0") != \

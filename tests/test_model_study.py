@@ -153,6 +153,19 @@ def test_two_roi_sizes_give_the_steady_cost_free_of_the_rois_fixed_part():
     assert max(abs(e) for e in slope["methods"]["counters"]["error"]) < 1e-6
 
 
+def test_a_roi_that_grows_with_the_cores_by_its_parameters_is_one_curve():
+    """`global`'s threads each fault a region of 16 pages per thread: its operations per thread grow with
+    the cores under the same parameters, one curve; two parameter sets are never one."""
+    rows = _rows(2000.0, 150.0)
+    for r in rows:
+        n = int(r["cores"])
+        r.update({"threads": str(n), "ops": str(32 * n * n), "params.iters": "2", "params.slice_pages": "16"})
+    result = study.study(rows, train_max=16)
+    assert list(result) == ["refcount/stock/gem5"] and result["refcount/stock/gem5"]["held_cores"] == [32, 64]
+    other = [dict(r, **{"params.iters": "4", "ops": str(64 * int(r["cores"]) ** 2)}) for r in rows]
+    assert "refcount/stock/gem5" not in study.study(rows + other, train_max=16)
+
+
 def test_the_slope_curve_is_judged_on_the_steady_state_not_the_larger_rois_window():
     # rows with a window throughput (as gem5's have), biased like their thread cycles by F(n)/k
     rows = _sized(2000.0, 150.0, 2000, 20000.0) + _sized(2000.0, 150.0, 4000, 20000.0)

@@ -18,9 +18,10 @@ from vmscale_model import hotcarried, hotstations
 
 
 # Parts of a line's name that differ between boots for the same role: a page's frame, a CPU's
-# number (its per-CPU copy); a kernel symbol's line keeps its address (one vmlinux, several lines).
+# number (its per-CPU copy), a VMA's start (the region a run maps where the kernel places it); a
+# kernel symbol's line keeps its address (one vmlinux, several lines).
 _VARYING = ((re.compile(r"pfn 0x[0-9a-f]+"), "pfn *"), (re.compile(r"^((?:anon )?page) 0x[0-9a-f]+"), r"\1 *"),
-            (re.compile(r"\[cpu\d+\]"), "[cpu*]"))
+            (re.compile(r"\[cpu\d+\]"), "[cpu*]"), (re.compile(r"vma@[0-9a-f]+"), "vma@*"))
 
 
 def role(name: str, kind: str, line: str = "") -> str:

@@ -69,6 +69,14 @@ def roi_size(r):
     return k if math.isfinite(k) and k > 0 else None
 
 
+def roi_key(r):
+    """What makes two rows' ROIs the same: the workload's parameters where the row has them (`global`'s
+    operations per thread grow with the cores by design: its threads each fault a region of 16 pages per
+    thread), else the operations per thread."""
+    params = tuple(sorted((k, v) for k, v in r.items() if k.startswith("params.") and v not in ("", None)))
+    return params or roi_size(r)
+
+
 # Counters whose per-op slope comes from their totals (the miss latency is a mean: taken as is).
 SLOPE_COUNTS = {"gem5.l1_fwd_getx_per_op": "gem5.l1_fwd_getx", "gem5.l1_fwd_gets_per_op": "gem5.l1_fwd_gets"}
 
@@ -255,7 +263,7 @@ def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "cros
         held = [r for r in holds or [] if r.get("workload") == w and r.get("kernel_variant") == v
                 and r.get("board", board) == board] if board_obj is not None and trace else []
         sizes = sorted({roi_size(r) for r in rs} - {None})
-        if len(sizes) < 2:
+        if len(sizes) < 2 or len({roi_key(r) for r in rs}) < 2:
             out[key] = _judge_curve(rs, train_max, min_points, methods, train_min, board_obj, trace, held)
             continue
         for k in sizes:
