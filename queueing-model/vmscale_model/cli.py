@@ -273,15 +273,33 @@ def _add_study(sub):
     st.set_defaults(func=_guarded(_study))
 
 
-def _locks(a):
+def _one_curve(a, carried: str) -> tuple:
+    """(rows, board) of the curve `vmscale model locks` or `lines` checks: one ROI size, on a sockets board."""
     from vmscale_gem5.board import with_sockets
-    from vmscale_model import lockcheck, study
+    from vmscale_model import study
     rows = fitlib.load_table(a.table, a.workload, a.variant, "gem5", a.board, a.ops_per_thread)
     if len({study.roi_size(r) for r in rows}) > 1:
         raise ValueError(f"{a.table}: {a.workload}/{a.variant} has several ROI sizes: choose one with --ops-per-thread")
     board = with_sockets(a.board)
     if board is None:
-        raise ValueError(f"board {a.board!r}: not a sockets board this vmscale can make (its distances carry the locks)")
+        raise ValueError(f"board {a.board!r}: not a sockets board this vmscale can make (its distances carry the {carried})")
+    return rows, board
+
+
+def _curve_args(p, what: str):
+    """The arguments of a check of one curve's carried stations (`locks`, `lines`)."""
+    p.add_argument("table", help="the curve's table (window_ops_per_cycle)")
+    p.add_argument("--workload", required=True, help="the curve's workload")
+    p.add_argument("--variant", required=True, help="the curve's kernel variant")
+    p.add_argument("--board", default="board=e7-8870", help="the curve's gem5.board label (a sockets board)")
+    p.add_argument("--hotlines", metavar="CSV", nargs="+", required=True, help=what)
+    p.add_argument("--train-max", type=int, default=20, help="the model's largest fitted core count (default 20)")
+    p.add_argument("--ops-per-thread", type=float, help="the curve's ROI size, if the table holds several")
+
+
+def _locks(a):
+    from vmscale_model import lockcheck
+    rows, board = _one_curve(a, "locks")
     mine = lambda r: r.get("workload") == a.workload and r.get("kernel_variant") == a.variant  # noqa: E731
     trace = [r for path in a.hotlines for r in hotline_rows(path) if mine(r)]
     held = [r for path in a.holds for r in hold_rows(path) if mine(r)]
@@ -296,30 +314,18 @@ def _add_locks(sub):
     lk = sub.add_parser("locks", help="the lock stations `hotlocks` carried past its fitted core counts, beside "
                                       "the profiles made there (holds.csv at a held-out count): which of a lock's "
                                       "takings, hold and hand-off the carrying got wrong")
-    lk.add_argument("table", help="the curve's table (window_ops_per_cycle)")
-    lk.add_argument("--workload", required=True, help="the curve's workload")
-    lk.add_argument("--variant", required=True, help="the curve's kernel variant")
-    lk.add_argument("--board", default="board=e7-8870", help="the curve's gem5.board label (a sockets board)")
-    lk.add_argument("--hotlines", metavar="CSV", nargs="+", required=True, help="hotlines.csv of the case")
+    _curve_args(lk, "hotlines.csv of the case")
     lk.add_argument("--holds", metavar="CSV", nargs="+", required=True,
                     help="holds.csv of the case: those at or below --train-max make the stations, those above are "
                     "the check")
-    lk.add_argument("--train-max", type=int, default=20, help="the model's largest fitted core count (default 20)")
-    lk.add_argument("--ops-per-thread", type=float, help="the curve's ROI size, if the table holds several")
     lk.add_argument("--min-share", type=float, default=0.01,
                     help="show locks busy at least this share of the time, carried or profiled (default 0.01)")
     lk.set_defaults(func=_guarded(_locks))
 
 
 def _lines(a):
-    from vmscale_gem5.board import with_sockets
-    from vmscale_model import linecheck, methods, study
-    rows = fitlib.load_table(a.table, a.workload, a.variant, "gem5", a.board, a.ops_per_thread)
-    if len({study.roi_size(r) for r in rows}) > 1:
-        raise ValueError(f"{a.table}: {a.workload}/{a.variant} has several ROI sizes: choose one with --ops-per-thread")
-    board = with_sockets(a.board)
-    if board is None:
-        raise ValueError(f"board {a.board!r}: not a sockets board this vmscale can make (its distances carry the lines)")
+    from vmscale_model import linecheck, methods
+    rows, board = _one_curve(a, "lines")
     trace = [r for path in a.hotlines for r in hotline_rows(path)
              if r.get("workload") == a.workload and r.get("kernel_variant") == a.variant]
     if not trace:
@@ -336,17 +342,10 @@ def _add_lines(sub):
     ln = sub.add_parser("lines", help="the hot-line stations `hotboard` carried past its fitted core counts, beside "
                                       "a trace made there (hotlines.csv at a held-out count): which line's visits "
                                       "or hand-off the carrying got wrong, and lines it never had")
-    ln.add_argument("table", help="the curve's table (window_ops_per_cycle)")
-    ln.add_argument("--workload", required=True, help="the curve's workload")
-    ln.add_argument("--variant", required=True, help="the curve's kernel variant")
-    ln.add_argument("--board", default="board=e7-8870", help="the curve's gem5.board label (a sockets board)")
-    ln.add_argument("--hotlines", metavar="CSV", nargs="+", required=True,
-                    help="hotlines.csv of the case: the largest count at or below --train-max makes the stations, "
+    _curve_args(ln, "hotlines.csv of the case: the largest count at or below --train-max makes the stations, "
                     "those above are the check")
-    ln.add_argument("--train-max", type=int, default=20, help="the model's largest fitted core count (default 20)")
     ln.add_argument("--at", type=lambda s: [int(x) for x in s.split(",")], default=[],
                     help="more core counts to carry the stations to (comma-separated; e.g. 160,1024)")
-    ln.add_argument("--ops-per-thread", type=float, help="the curve's ROI size, if the table holds several")
     ln.add_argument("--top", type=int, default=0, help="only the trace's top N lines as stations (default: all)")
     ln.add_argument("--show", type=int, default=8, help="lines printed per core count (default 8)")
     ln.set_defaults(func=_guarded(_lines))
