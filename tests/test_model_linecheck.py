@@ -104,3 +104,20 @@ def test_the_studys_verdict_carries_the_check_where_a_trace_was_made_past_the_fi
                              boards=with_sockets)
         text = study.verdict(result)
         assert ("hot lines where traced past the fit" in text and "at 80: all lines" in text) == shown, text
+
+
+def test_a_kernel_symbols_lines_keep_their_own_rows():
+    """fault's trace has several `contig_page_data` lines: each role (name @ address) carries its own row's
+    visits, not another line's of the same name."""
+    rows = fitlib.load_table(REPO / "results" / "gem5-e7-8870-warm" / "table.csv", "fault", "stock",
+                             ops_per_thread=128)
+    traces = [REPO / "results" / "gem5-e7-8870-fault-hotlines" / f"0{n}c-fault-stock" / "hotlines.csv"
+              for n in (20, 80)]
+    out = linecheck.check(rows, [r for p in traces for r in cli.hotline_rows(p)], with_sockets("board=e7-8870"))
+    at80 = next(p for p in out["points"] if p["cores"] == 80)
+    for path, side in ((traces[0], "carried"), (traces[1], "traced")):
+        mine = [r for r in csv.DictReader(open(path)) if r["rank"].strip() and r["name"] == "contig_page_data"]
+        assert len({r["line"] for r in mine}) > 1
+        for r in mine:
+            ln = next(x for x in at80["lines"] if x["line"] == f"contig_page_data @{r['line']}")
+            assert ln[side][1] == pytest.approx(float(r["getx_per_op"]) + float(r["gets_per_op"]))

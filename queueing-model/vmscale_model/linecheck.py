@@ -46,24 +46,22 @@ def _roles(entries) -> dict:
 
 
 def _ranked(rows: list, n: int, top: int) -> list:
-    """hotstations.stations of the trace at n with each station's role (its row's line address kept)."""
-    at = [r for r in rows if int(r["cores"]) == n]
-    line_of = {r["name"]: [] for r in at}
-    for r in at:
-        if str(r.get("rank") or "").strip():
-            line_of[r["name"]].append(r.get("line", ""))
+    """hotstations.stations of the trace at n, each with its role: built a row at a time, so that each
+    station keeps its own row's line address (a kernel symbol has several lines of one name), then
+    ordered as hotstations.stations orders them (by demand, a stable sort of the rows' order)."""
     out = []
-    for s in hotstations.stations(at, top):     # same order of equal names as the rows (a stable sort)
-        out.append((s, role(s["name"], s["kind"], line_of[s["name"]].pop(0) if line_of[s["name"]] else "")))
-    return out
+    for r in (r for r in rows if int(r["cores"]) == n):
+        for s in hotstations.stations([r], top):
+            out.append((s, role(s["name"], s["kind"], r.get("line", ""))))
+    return sorted(out, key=lambda sr: -sr[0]["demand"])
 
 
 def check(rows: list, trace_rows: list, board, train_max: int = 20, top: int = 0, at: tuple = ()) -> dict:
     """{traced_at, fitted, points: per core count N (a measured point above train_max, a trace there,
     or one of `at`): {cores, measured_x, model_x, think, traced, lines: [{line (its role), kind,
     carried: (lines, v, s, demand) or None, traced: (lines, v, s, demand) or None, carried_busy,
-    traced_busy (a line's share of the time busy at the measured rate, X demand / lines)}]}}.  Lines are compared by role (role()), summed over the lines of one role: v the
-    visits per operation, s the demand over v (a line held in runs (sockets.ownership_runs) has its
+    traced_busy (a line's share of the time busy at the measured rate, X demand / lines)}]}}.  Lines are
+    compared by role (role()), summed over the lines of one role: v the visits per operation, s the demand over v (a line held in runs (sockets.ownership_runs) has its
     demand per operation, not per visit, grow).
     rows: one curve's rows (window_ops_per_cycle); trace_rows: its case's hotlines.csv rows at every
     traced count; board: its vmscale_gem5 Board."""
