@@ -7,8 +7,8 @@ def csv_list(text):
 
 
 from vmscale.commands import (board, build, calibrate, checkpoint, collect, compare, demo, fidelity,  # noqa: E402
-                              hotlines, model, plot, realscale, run, sweep, threads, validate,
+                              hotlines, model, plot, realscale, ring, run, sweep, threads, validate,
                               verify, workloads)
 
-COMMANDS = [build, run, collect, sweep, checkpoint, plot, compare, fidelity, hotlines, threads, calibrate, board,
+COMMANDS = [build, run, collect, sweep, checkpoint, plot, compare, fidelity, hotlines, ring, threads, calibrate, board,
             validate, realscale, verify, workloads, demo, model]

@@ -1,0 +1,67 @@
+"""vmscale.ring on the shipped 20-core traces of `pipeline` (two sockets): the ring of mailboxes is
+found, every thread goes at one pace, and the slowest is the one whose predecessor sits on the other
+socket."""
+
+from pathlib import Path
+
+import pytest
+
+from vmscale import ring
+from vmscale.errors import VmscaleError
+
+RECORD = Path(__file__).resolve().parents[1] / "results" / "gem5-e7-8870-pipeline-global"
+PERCORE = RECORD / "020c-pipeline-radixvm-percore-hotlines"
+SHARED = RECORD / "020c-pipeline-radixvm-hotlines"
+
+
+@pytest.fixture(scope="module")
+def percore():
+    return ring.analyse(PERCORE)
+
+
+def test_every_thread_has_its_box_and_one_pace(percore):
+    assert [r["cpu"] for r in percore] == list(range(20))
+    periods = [r["period_cycles"] for r in percore]
+    # the boxes hold one page: no thread can run ahead of the ring for long
+    assert max(periods) / min(periods) < 1.1
+    for r in percore:
+        assert r["iterations"] >= 35
+        assert r["busy_cycles"] + r["wait_in_cycles"] + r["wait_out_cycles"] == pytest.approx(r["period_cycles"])
+
+
+def test_the_slowest_thread_is_a_cross_socket_consumer_and_never_waits(percore):
+    s = ring.summary(percore)
+    assert s["slowest_pred_cross_socket"]
+    assert s["slowest_cpu"] in (0, 10)
+    assert s["slowest_wait_cycles"] < 0.02 * s["period_cycles"]
+    assert s["slowest_busy_cycles"] == pytest.approx(s["period_cycles"], rel=0.03)
+    # the threads on the predecessor's socket wait for it
+    assert s["mean_busy_cycles"] < 0.95 * s["slowest_busy_cycles"]
+
+
+def test_a_page_comes_from_the_predecessor_and_costs_more_across_the_socket_link(percore):
+    on = [r["pred_latency_cycles"] for r in percore if not r["pred_cross_socket"]]
+    across = [r["pred_latency_cycles"] for r in percore if r["pred_cross_socket"]]
+    assert len(across) == 2
+    for r in percore:       # a page's 64 lines, checked, written and checked again: most of its moves
+        assert r["pred_moves_per_op"] > 100 > r["succ_moves_per_op"]
+    assert min(across) > 1.2 * max(on)
+
+
+def test_the_shared_table_design_is_a_ring_too():
+    rows = ring.analyse(SHARED)
+    s = ring.summary(rows)
+    # every munmap here interrupts every CPU: the slowest is still one at the socket link
+    assert len(rows) == 20 and s["slowest_cpu"] in (0, 9, 10, 19)
+
+
+def test_a_run_without_a_ring_is_refused():
+    other = RECORD.parent / "gem5-e7-8870-handover" / "010c-refcount-stock"     # one shared atomic, no boxes
+    with pytest.raises(VmscaleError, match="ring of mailboxes"):
+        ring.analyse(other)
+
+
+def test_the_csv_holds_a_row_per_thread(percore):
+    text = ring.to_csv(percore)
+    assert text.splitlines()[0].startswith("case,kernel_variant,workload,cores,cpu")
+    assert len(text.splitlines()) == 21
