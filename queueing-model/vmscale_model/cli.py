@@ -70,13 +70,20 @@ def hold_rows(path) -> list:
                             "holds.csv (`vmscale threads RUN_DIR` of a run with --gem5 roi_profile=N)")
 
 
+def ring_rows(path) -> list:
+    """A ring.csv's rows (`vmscale ring RUN_DIR`: a traced pipeline's threads), each with its run's board."""
+    return _rows_with_board(path, {"workload", "kernel_variant", "cores", "cpu", "busy_cycles", "period_cycles"},
+                            "ring.csv (`vmscale ring RUN_DIR` writes one)")
+
+
 def _study(a):
     from vmscale_gem5.board import with_sockets
     from vmscale_model import outputs, study
     hot = [r for path in a.hotlines for r in hotline_rows(path)] if a.hotlines else None
     held = [r for path in a.holds for r in hold_rows(path)] if a.holds else None
+    rings = [r for path in a.rings for r in ring_rows(path)] if a.rings else None
     result = study.study_table(a.table, a.train_max, a.min_points, train_min=a.train_min, workload=a.workload,
-                               hotlines=hot, boards=with_sockets, holds=held)
+                               hotlines=hot, boards=with_sockets, holds=held, rings=rings)
     out = Path(a.out or Path(a.table).with_suffix("").as_posix() + "-study")
     md, figs = outputs.write_study(result, out, str(a.table), a.train_min, a.train_max, a.note)
     print(md, end="")
@@ -268,6 +275,9 @@ def _add_study(sub):
                     help="holds.csv files (`vmscale threads` of a run with --gem5 roi_profile=N): a traced case on a "
                     "sockets board is judged with its locks as stations too (hotlocks), and a workload whose threads "
                     "run its rounds in step (fault) in those phases (phases)")
+    st.add_argument("--rings", metavar="CSV", nargs="+",
+                    help="ring.csv files (`vmscale ring` of a traced pipeline run): the case on a sockets board is "
+                    "judged as a ring at its slowest thread's pace too (ring)")
     st.add_argument("--out", help="output directory (default: TABLE-study/)")
     st.add_argument("--note", help="a line of provenance printed on the figures")
     st.set_defaults(func=_guarded(_study))

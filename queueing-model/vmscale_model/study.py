@@ -229,7 +229,7 @@ def judge(rows: list, train_max: int, law: str = "crossbar", train_min: int = 1,
 
 
 def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "crossbar", train_min: int = 1,
-          hotlines=None, boards=None, holds=None) -> dict:
+          hotlines=None, boards=None, holds=None, rings=None) -> dict:
     """Every curve with at least min_points core counts, judged; the rest listed as too short.
 
     A curve with several ROI sizes becomes one curve per size (`.../ops=K`) and the slope
@@ -238,7 +238,8 @@ def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "cros
     board label -> an object with miss_cycles(n) and transfer_cycles(n), or None; a gem5 curve
     whose board it gives is judged by the fit carried by that board's distances too.  holds: rows
     of holds.csv files (`vmscale threads` of a profiled run); a traced case with holds on a board
-    is judged with lock stations too (hotcarried.HotLocksOnBoard)."""
+    is judged with lock stations too (hotcarried.HotLocksOnBoard).  rings: rows of ring.csv files
+    (`vmscale ring` of a traced pipeline); such a case on a board is judged as a ring too (ring.RingOnBoard)."""
     out = {}
     for (w, v, b, board), rs in sorted(curves(rows).items()):
         key = f"{w}/{v}" + (f"/{b}" if b else "") + (f"[{board}]" if board else "")
@@ -260,6 +261,11 @@ def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "cros
                     methods.append(hotcarried.HotLocksOnBoard(trace, held, board_obj))
                     if w in phases.REARM:       # a workload whose threads run its rounds' phases in step
                         methods.append(hotcarried.HotPhasesOnBoard(trace, held, board_obj, w))
+            threads = [r for r in rings or [] if r.get("workload") == w and r.get("kernel_variant") == v
+                       and r.get("board", board) == board]
+            if threads:
+                from vmscale_model import ring
+                methods.append(ring.RingOnBoard(threads, board_obj))
         held = [r for r in holds or [] if r.get("workload") == w and r.get("kernel_variant") == v
                 and r.get("board", board) == board] if board_obj is not None and trace else []
         sizes = sorted({roi_size(r) for r in rs} - {None})
@@ -281,9 +287,10 @@ def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "cros
 
 
 def study_table(table, train_max: int = 16, min_points: int = 5, law: str = "crossbar", train_min: int = 1,
-                workload=None, hotlines=None, boards=None, holds=None) -> dict:
+                workload=None, hotlines=None, boards=None, holds=None, rings=None) -> dict:
     """study() of a table file (missing file, no rows and failed rows handled by load_table)."""
-    return study(fitlib.load_table(table, workload), train_max, min_points, law, train_min, hotlines, boards, holds)
+    return study(fitlib.load_table(table, workload), train_max, min_points, law, train_min, hotlines, boards, holds,
+                 rings)
 
 
 def _judge_curve(rows, train_max, min_points, methods, train_min, board=None, trace=None, held=()) -> dict:

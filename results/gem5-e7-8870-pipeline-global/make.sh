@@ -1,24 +1,29 @@
 #!/bin/bash
-# RadixVM Figure 5's pipeline and global on the reference board at 1-40 cores, on the image of
+# RadixVM Figure 5's pipeline and global on the reference board at 1-80 cores, on the image of
 # gem5-e7-8870-warm and -pagecache-own-fd (session 52; gem5-e7-8870-fig5 has them at 1-20 on the image
 # before): the sweeps (resumable: complete jobs are kept; 1-20 cores in sweep/jobs/, 40 in sweep-40/jobs/,
-# without Linux's pipeline there), the hot-line traces of pipeline at 20 cores (the hot-line model's stations),
-# the table with the window throughput and capacity columns, the report, and the models fitted on two sockets
-# (1-20 cores) judged at 40.  GEM5 must be set for a job or trace not kept.
+# without Linux's pipeline there; 80 in sweep-80/ (pipeline, RadixVM's two designs) and sweep-80-global/
+# (global, shared tables), session 53), the hot-line traces of pipeline at 20 cores (the hot-line model's
+# stations) and at 40 (a check), each thread's busy and waiting time in them (`vmscale ring`: ring.csv, the
+# ring model's input), the table with the window throughput and capacity columns, the report, and the models
+# fitted on two sockets (1-20 cores) judged at 40 and 80.  GEM5 must be set for a job or trace not kept.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-pipeline-global
 .venv/bin/vmscale sweep run scripts/sweeps/gem5-e7-8870-pipeline-global.toml --parallel 1 --out "$out/sweep"
 .venv/bin/vmscale sweep run scripts/sweeps/gem5-e7-8870-pipeline-global-40.toml --parallel 1 --out "$out/sweep-40"
+.venv/bin/vmscale sweep run scripts/sweeps/gem5-e7-8870-pipeline-global-80.toml --parallel 1 --out "$out/sweep-80"
+.venv/bin/vmscale sweep run scripts/sweeps/gem5-e7-8870-pipeline-global-80-global.toml --parallel 1 \
+    --out "$out/sweep-80-global"
 # (a finished job only: gzip must not take the files of a job still running)
-for m in "$out"/sweep/jobs/*/m5out "$out"/sweep-40/jobs/*/m5out; do
+for m in "$out"/sweep*/jobs/*/m5out; do
   [ -f "$m/../manifest.json" ] || continue
   (cd "$m" && rm -f config.json && { [ ! -f stats.txt ] || gzip -f stats.txt config.ini; })
 done
 # the traces (the sweep's ROI, --gem5 hotlines=1, which changes no simulated figure), one run directory per case,
 # kept once it has its manifest unless FRESH=1; TRACED="N:WORKLOAD:VARIANT ..." chooses others (Linux's pipeline
 # at 20 cores, 20:pipeline:stock: its untraced 95 ms ROI took 1,278-2,606 host s, traced some hours)
-for c in ${TRACED:-20:pipeline:radixvm-percore 20:pipeline:radixvm}; do
+for c in ${TRACED:-20:pipeline:radixvm-percore 20:pipeline:radixvm 40:pipeline:radixvm-percore}; do
     IFS=: read -r n w v <<< "$c"
     d=$out/$(printf %03dc "$n")-$w-$v-hotlines
     if [ "${FRESH:-0}" != 0 ] || [ ! -f "$d/manifest.json" ]; then
@@ -32,10 +37,13 @@ for c in ${TRACED:-20:pipeline:radixvm-percore 20:pipeline:radixvm}; do
           && rm hotlines.events.xz)
     fi
     .venv/bin/vmscale hotlines "$d" --top 8 > "$d/hotlines.txt"
+    [ "$w" != pipeline ] || .venv/bin/vmscale ring "$d" > "$d/ring.txt"
 done
-runs=$(ls -d "$out"/sweep/jobs/*/manifest.json "$out"/sweep-40/jobs/*/manifest.json | xargs -n1 dirname)
+runs=$(ls -d "$out"/sweep*/jobs/*/manifest.json | xargs -n1 dirname)
 .venv/bin/vmscale collect --restat $runs -o "$out/table.csv"
 .venv/bin/vmscale report "$out/table.csv" --out "$out/report"
 traces=$(ls "$out"/0*c-*-hotlines/hotlines.csv 2>/dev/null || true)
+rings=$(ls "$out"/0*c-*-hotlines/ring.csv 2>/dev/null || true)
 .venv/bin/vmscale model study "$out/table.csv" --train-max 20 --min-points 5 --out "$out/study-20" \
-    --note "gem5 v24.0.0.1 Timing+Ruby MESI_Two_Level, board=e7-8870, window throughput" ${traces:+--hotlines $traces}
+    --note "gem5 v24.0.0.1 Timing+Ruby MESI_Two_Level, board=e7-8870, window throughput" ${traces:+--hotlines $traces} \
+    ${rings:+--rings $rings}

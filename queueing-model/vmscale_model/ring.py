@@ -1,0 +1,122 @@
+"""A ring of threads handing items on (`pipeline`), carried by the board's distances.
+
+Thread c makes a page, hands it to c+1 through a one-page box, and takes c-1's (guest-workloads/
+pipeline.c).  No queue forms anywhere: the boxes hold one page, so every thread goes at the pace of
+the slowest, and the slowest is the one whose own work costs most -- a consumer whose predecessor
+sits on another socket, as its page's lines (about 140 moves an item) cross the socket link
+(`vmscale ring` reads each thread's busy and waiting time from a trace).  A network of stations
+with think time has no such coupling and misses the curve by 2x (FINDINGS, session 52).  Per item at
+N cores, for thread c:
+
+    busy_c(N) = W + a X(c-1 -> c; N) + b X(c+1 -> c; N) + m R(c; N)
+    period(N) = max_c busy_c(N)
+    throughput(N) = N / (k period(N))
+
+a, b the lines thread c takes from its predecessor and successor and m its other misses per item,
+X(o -> r) the network cycles of a line moved from core o to core r (r to the line's home bank, the
+bank to o, o to r; mean over the homes, as lines are spread over every socket's bank), R(c) a
+miss's round trip to its home bank, all on the board's graph (`vmscale_gem5.topology`).  W and the
+counts come from the slowest thread of a trace at the largest fitted count (it never waits, so its
+busy time is its period), W its busy time less its network cycles there.  k, the window's cycles
+per item over that busy time, holds the ROI's fixed part (the first pages' set-up), read at the
+traced count.  Nothing is fitted to the curve.
+
+Pure: trace rows, curve rows and a board in, numbers out.
+"""
+
+import math
+
+import numpy as np
+
+from vmscale_model import methods
+
+
+def _f(r, key):
+    try:
+        return float(r[key])
+    except (KeyError, TypeError, ValueError):
+        return math.nan
+
+
+class Distances:
+    """The board's network cycles for one core count: a line's move between two cores, a miss's
+    round trip to its home bank."""
+
+    def __init__(self, board, n: int):
+        g = board.graph(n)
+        banks = list(range(n, n + board.namespace(n).l2_banks))
+        self.n, self._g, self._banks = n, g, banks
+
+    def _c(self, a: int, b: int) -> float:
+        return self._g.cycles(self._g.ext[a], self._g.ext[b])
+
+    def move(self, owner: int, requester: int) -> float:
+        h = self._banks
+        return sum(self._c(requester, x) + self._c(x, owner) for x in h) / len(h) + self._c(owner, requester)
+
+    def round_trip(self, core: int) -> float:
+        return sum(2 * self._c(core, x) for x in self._banks) / len(self._banks)
+
+
+def network(d: Distances, c: int, a: float, b: float, m: float) -> float:
+    """Thread c's network cycles per item at d.n cores."""
+    n = d.n
+    if n < 2:
+        return m * d.round_trip(c)
+    return a * d.move((c - 1) % n, c) + b * d.move((c + 1) % n, c) + m * d.round_trip(c)
+
+
+class Ring:
+    """The carried ring of one traced case."""
+
+    def __init__(self, rows: list, trace_rows: list, board):
+        at = max(int(r["cores"]) for r in trace_rows)
+        threads = [r for r in trace_rows if int(r["cores"]) == at]
+        slow = max(threads, key=lambda r: _f(r, "busy_cycles"))
+        window = [_f(r, "window_cycles_per_op") for r in rows if int(float(r["cores"])) == at]
+        window = [w for w in window if w > 0]
+        if not window:
+            raise methods.NoModel(f"no window cycles per op at the traced {at} cores")
+        self.board, self.at, self.cpu = board, at, int(slow["cpu"])
+        self.a, self.b = _f(slow, "pred_moves_per_op"), _f(slow, "succ_moves_per_op")
+        self.m = _f(slow, "misses_per_op") + _f(slow, "other_moves_per_op")
+        self.busy = _f(slow, "busy_cycles")
+        self.work = self.busy - network(Distances(board, at), self.cpu, self.a, self.b, self.m)
+        self.k = sum(window) / len(window) / self.busy    # the model's period there is the slowest's busy time
+        self._periods = {}
+
+    def period(self, n: int) -> float:
+        n = int(n)
+        if n not in self._periods:
+            d = Distances(self.board, n)
+            self._periods[n] = self.work + max(network(d, c, self.a, self.b, self.m) for c in range(n))
+        return self._periods[n]
+
+    def throughput(self, cores) -> np.ndarray:
+        return np.array([n / (self.k * self.period(n)) for n in np.atleast_1d(cores)])
+
+
+class RingOnBoard:
+    """`ring`: the pipeline's threads at the pace of the slowest, carried by the board's distances."""
+    name = "ring"
+    label = "a ring at its slowest thread's pace, carried by the board's distances, not fitted"
+    anchored = True
+
+    def __init__(self, trace_rows: list, board):
+        self.trace_rows, self.board = trace_rows, board
+
+    def fit(self, rows) -> methods.Model:
+        top = max(int(float(r["cores"])) for r in rows)
+        usable = [r for r in self.trace_rows if int(r["cores"]) <= top]
+        if not usable:
+            raise methods.NoModel(f"no ring trace at or below {top} cores")
+        ring = Ring(rows, usable, self.board)
+        params = {"traced_at": ring.at, "slowest_cpu": ring.cpu, "work": ring.work, "busy": ring.busy,
+                  "pred_moves": ring.a, "succ_moves": ring.b, "misses": ring.m, "window_over_period": ring.k}
+        return methods.Model(self.name, params, lambda cores: methods.Prediction(ring.throughput(cores)))
+
+    @staticmethod
+    def describe(p) -> str:
+        return (f"W {p['work']:.4g} + the slowest thread's network cycles (cpu{p['slowest_cpu']} at {p['traced_at']}: "
+                f"{p['pred_moves']:.0f} lines from its predecessor, {p['misses']:.0f} misses an item), "
+                f"window/period {p['window_over_period']:.3f}")
