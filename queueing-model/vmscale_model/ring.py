@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from vmscale_model import methods
+from vmscale_model import methods, shootdowns
 
 
 def _f(r, key):
@@ -81,7 +81,10 @@ class Ring:
         self.a, self.b = _f(slow, "pred_moves_per_op"), _f(slow, "succ_moves_per_op")
         self.m = _f(slow, "misses_per_op") + _f(slow, "other_moves_per_op")
         self.busy = _f(slow, "busy_cycles")
-        self.work = self.busy - network(Distances(board, at), self.cpu, self.a, self.b, self.m)
+        # the thread's wait for its munmap's shoot-down, carried apart: it grows with the targets
+        self.shootdowns = shootdowns.Carried([r for r in rows if int(float(r["cores"])) <= at], board.transfer_cycles)
+        self.work = (self.busy - network(Distances(board, at), self.cpu, self.a, self.b, self.m)
+                     - self.shootdowns.per_op(at))
         self.k = sum(window) / len(window) / self.busy    # the model's period there is the slowest's busy time
         self._periods = {}
 
@@ -89,8 +92,16 @@ class Ring:
         n = int(n)
         if n not in self._periods:
             d = Distances(self.board, n)
-            self._periods[n] = self.work + max(network(d, c, self.a, self.b, self.m) for c in range(n))
+            like = [c for c in range(n) if self.role(c, n) == self.role(self.cpu, self.at)] or range(n)
+            self._periods[n] = (self.work + max(network(d, c, self.a, self.b, self.m) for c in like)
+                                + self.shootdowns.per_op(n))
         return self._periods[n]
+
+    def role(self, c: int, n: int) -> tuple:
+        """Whether thread c's predecessor and successor sit on other sockets: the slowest thread at
+        the traced count is carried as the threads of its role."""
+        per = self.board.socket_cores or n
+        return ((c - 1) % n // per != c // per, (c + 1) % n // per != c // per)
 
     def throughput(self, cores) -> np.ndarray:
         return np.array([n / (self.k * self.period(n)) for n in np.atleast_1d(cores)])
