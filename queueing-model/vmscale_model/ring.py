@@ -13,7 +13,8 @@ N cores, for thread c:
     throughput(N) = N / (k period(N))
 
 a, b the lines thread c takes from its predecessor and successor and m its other misses per item,
-X(o -> r) the network cycles of a line moved from core o to core r (r to the line's home bank, the
+plus, where munmap's shoot-down is a broadcast (the shared tables), its wait as `shootdowns` carries
+it; X(o -> r) the network cycles of a line moved from core o to core r (r to the line's home bank, the
 bank to o, o to r; mean over the homes, as lines are spread over every socket's bank), R(c) a
 miss's round trip to its home bank, all on the board's graph (`vmscale_gem5.topology`).  W and the
 counts come from the slowest thread of a trace at the largest fitted count (it never waits, so its
@@ -81,10 +82,12 @@ class Ring:
         self.a, self.b = _f(slow, "pred_moves_per_op"), _f(slow, "succ_moves_per_op")
         self.m = _f(slow, "misses_per_op") + _f(slow, "other_moves_per_op")
         self.busy = _f(slow, "busy_cycles")
-        # the thread's wait for its munmap's shoot-down, carried apart: it grows with the targets
-        self.shootdowns = shootdowns.Carried([r for r in rows if int(float(r["cores"])) <= at], board.transfer_cycles)
+        # a broadcast shoot-down's wait, carried apart: its targets grow with the cores (a targeted one's
+        # IPI lines are among the neighbours' moves already)
+        sd = shootdowns.Carried([r for r in rows if int(float(r["cores"])) <= at], board.transfer_cycles)
+        self.shootdowns = sd if sd and sd.broadcast else None
         self.work = (self.busy - network(Distances(board, at), self.cpu, self.a, self.b, self.m)
-                     - self.shootdowns.per_op(at))
+                     - self.wait(at))
         self.k = sum(window) / len(window) / self.busy    # the model's period there is the slowest's busy time
         self._periods = {}
 
@@ -94,8 +97,11 @@ class Ring:
             d = Distances(self.board, n)
             like = [c for c in range(n) if self.role(c, n) == self.role(self.cpu, self.at)] or range(n)
             self._periods[n] = (self.work + max(network(d, c, self.a, self.b, self.m) for c in like)
-                                + self.shootdowns.per_op(n))
+                                + self.wait(n))
         return self._periods[n]
+
+    def wait(self, n: int) -> float:
+        return self.shootdowns.per_op(n) if self.shootdowns else 0.0
 
     def role(self, c: int, n: int) -> tuple:
         """Whether thread c's predecessor and successor sit on other sockets: the slowest thread at
@@ -123,11 +129,13 @@ class RingOnBoard:
             raise methods.NoModel(f"no ring trace at or below {top} cores")
         ring = Ring(rows, usable, self.board)
         params = {"traced_at": ring.at, "slowest_cpu": ring.cpu, "work": ring.work, "busy": ring.busy,
-                  "pred_moves": ring.a, "succ_moves": ring.b, "misses": ring.m, "window_over_period": ring.k}
+                  "pred_moves": ring.a, "succ_moves": ring.b, "misses": ring.m, "window_over_period": ring.k,
+                  "shootdowns": ring.shootdowns.describe() if ring.shootdowns else ""}
         return methods.Model(self.name, params, lambda cores: methods.Prediction(ring.throughput(cores)))
 
     @staticmethod
     def describe(p) -> str:
         return (f"W {p['work']:.4g} + the slowest thread's network cycles (cpu{p['slowest_cpu']} at {p['traced_at']}: "
                 f"{p['pred_moves']:.0f} lines from its predecessor, {p['misses']:.0f} misses an item), "
-                f"window/period {p['window_over_period']:.3f}")
+                f"window/period {p['window_over_period']:.3f}"
+                + (f"; {p['shootdowns']}" if p.get("shootdowns") else ""))
