@@ -65,3 +65,10 @@ def test_the_csv_holds_a_row_per_thread(percore):
     text = ring.to_csv(percore)
     assert text.splitlines()[0].startswith("case,kernel_variant,workload,cores,cpu")
     assert len(text.splitlines()) == 21
+
+
+def test_the_first_page_is_handed_on_after_its_set_up(percore):
+    # the ROI's fixed part: every thread's first mmap and fault, before the ring turns
+    firsts = [r["first_put_cycles"] for r in percore]
+    assert min(firsts) > 2 * min(r["busy_cycles"] for r in percore)
+    assert ring.summary(percore)["last_first_put_cycles"] == max(firsts)

@@ -66,6 +66,12 @@ def find_boxes(transfers, n: int):
     return base if count == n else None
 
 
+def first_put(miss_map: dict, base: int, n: int, c: int):
+    """The tick thread c's first page was in its successor's box (its first put ended), or None."""
+    puts = [m for m in miss_map.get((c, base + LINE * ((c + 1) % n)), []) if m.request in ("GETX", "UPGRADE")]
+    return puts[0].end if puts else None
+
+
 def iterations(miss_map: dict, base: int, n: int, c: int) -> list:
     """Thread c's iterations after its first: (period, wait_in, wait_out) in ticks, each from the
     start of one take to the next's."""
@@ -117,10 +123,12 @@ def thread_rows(events, n: int, begin: int, end: int, period_ticks: int, ops_per
         wait_out = statistics.mean(w for _, _, w in its) * cyc
         pred, succ = link[((c - 1) % n, c)], link[((c + 1) % n, c)]
         total, stall = per_core[c]
+        first = first_put(mm, base, n, c)
         taken = sum(v[0] for (o, r), v in link.items() if r == c)
         taken_ticks = sum(v[1] for (o, r), v in link.items() if r == c)
         rows.append({
-            "cpu": c, "iterations": len(its), "period_cycles": period, "wait_in_cycles": wait_in,
+            "cpu": c, "iterations": len(its), "first_put_cycles": (first - begin) * cyc,
+            "period_cycles": period, "wait_in_cycles": wait_in,
             "wait_out_cycles": wait_out, "busy_cycles": period - wait_in - wait_out,
             "pred_moves_per_op": pred[0] / ops_per_thread,
             "pred_latency_cycles": pred[1] / pred[0] * cyc if pred[0] else float("nan"),
@@ -144,10 +152,11 @@ def summary(rows: list) -> dict:
             "slowest_cpu": slow["cpu"], "slowest_busy_cycles": slow["busy_cycles"],
             "slowest_wait_cycles": slow["wait_in_cycles"] + slow["wait_out_cycles"],
             "mean_busy_cycles": statistics.mean(r["busy_cycles"] for r in rows),
+            "last_first_put_cycles": max(r["first_put_cycles"] for r in rows),
             "slowest_pred_cross_socket": slow["pred_cross_socket"]}
 
 
-COLUMNS = ["case", "kernel_variant", "workload", "cores", "cpu", "iterations", "period_cycles", "wait_in_cycles",
+COLUMNS = ["case", "kernel_variant", "workload", "cores", "cpu", "iterations", "first_put_cycles", "period_cycles", "wait_in_cycles",
            "wait_out_cycles", "busy_cycles", "pred_moves_per_op", "pred_latency_cycles", "pred_cross_socket",
            "succ_moves_per_op", "succ_latency_cycles", "other_moves_per_op", "misses_per_op",
            "miss_latency_cycles", "stall_cycles_per_op"]
@@ -194,7 +203,8 @@ def render(rows: list) -> str:
                    f"{s['period_cycles']:,.0f} cycles an item; the slowest thread cpu{s['slowest_cpu']} busy "
                    f"{s['slowest_busy_cycles']:,.0f} (waiting {s['slowest_wait_cycles']:,.0f}), the mean busy "
                    f"{s['mean_busy_cycles']:,.0f}; its predecessor "
-                   f"{'on another socket' if s['slowest_pred_cross_socket'] else 'on its socket'}")
+                   f"{'on another socket' if s['slowest_pred_cross_socket'] else 'on its socket'}; the last thread's "
+                   f"first page handed on {s['last_first_put_cycles']:,.0f} cycles into the ROI")
         out.append("   cpu  iters   period     busy  wait_in wait_out   pred moves x lat  succ x lat  misses x lat")
         for r in rs:
             out.append(f"  {r['cpu']:4d} {r['iterations']:6d} {r['period_cycles']:8,.0f} {r['busy_cycles']:8,.0f} "
