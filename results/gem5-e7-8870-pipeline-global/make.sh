@@ -3,7 +3,7 @@
 # gem5-e7-8870-warm and -pagecache-own-fd (session 52; gem5-e7-8870-fig5 has them at 1-20 on the image
 # before): the sweeps (resumable: complete jobs are kept; 1-20 cores in sweep/jobs/, 40 in sweep-40/jobs/,
 # without Linux's pipeline there; 80 in sweep-80/ (pipeline, RadixVM's two designs), and RadixVM's pipeline
-# with 160 pages a thread at 20 and 40 in sweep-long/ and sweep-long-40/ (the steady state, by the slope), session 53), the
+# with 160 pages a thread at 40 in sweep-long-40/ (the steady state, by the slope), session 53), the
 # hot-line traces of pipeline at 20 cores (the hot-line model's
 # stations) and at 40 (a check), each thread's busy and waiting time in them (`vmscale ring`: ring.csv, the
 # ring model's input), the table with the window throughput and capacity columns, the report, and the models
@@ -14,7 +14,6 @@ out=results/gem5-e7-8870-pipeline-global
 .venv/bin/vmscale sweep run scripts/sweeps/gem5-e7-8870-pipeline-global.toml --parallel 1 --out "$out/sweep"
 .venv/bin/vmscale sweep run scripts/sweeps/gem5-e7-8870-pipeline-global-40.toml --parallel 1 --out "$out/sweep-40"
 .venv/bin/vmscale sweep run scripts/sweeps/gem5-e7-8870-pipeline-global-80.toml --parallel 1 --out "$out/sweep-80"
-.venv/bin/vmscale sweep run scripts/sweeps/gem5-e7-8870-pipeline-long.toml --parallel 1 --out "$out/sweep-long"
 .venv/bin/vmscale sweep run scripts/sweeps/gem5-e7-8870-pipeline-long-40.toml --parallel 1 --out "$out/sweep-long-40"
 # (a finished job only: gzip must not take the files of a job still running)
 for m in "$out"/sweep*/jobs/*/m5out; do
