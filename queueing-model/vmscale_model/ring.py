@@ -25,18 +25,9 @@ traced count.  Nothing is fitted to the curve.
 Pure: trace rows, curve rows and a board in, numbers out.
 """
 
-import math
-
 import numpy as np
 
 from vmscale_model import methods, shootdowns
-
-
-def _f(r, key):
-    try:
-        return float(r[key])
-    except (KeyError, TypeError, ValueError):
-        return math.nan
 
 
 class Distances:
@@ -73,15 +64,15 @@ class Ring:
     def __init__(self, rows: list, trace_rows: list, board):
         at = max(int(r["cores"]) for r in trace_rows)
         threads = [r for r in trace_rows if int(r["cores"]) == at]
-        slow = max(threads, key=lambda r: _f(r, "busy_cycles"))
-        window = [_f(r, "window_cycles_per_op") for r in rows if int(float(r["cores"])) == at]
+        slow = max(threads, key=lambda r: methods._num(r, "busy_cycles"))
+        window = [methods._num(r, "window_cycles_per_op") for r in rows if int(float(r["cores"])) == at]
         window = [w for w in window if w > 0]
         if not window:
             raise methods.NoModel(f"no window cycles per op at the traced {at} cores")
         self.board, self.at, self.cpu = board, at, int(slow["cpu"])
-        self.a, self.b = _f(slow, "pred_moves_per_op"), _f(slow, "succ_moves_per_op")
-        self.m = _f(slow, "misses_per_op") + _f(slow, "other_moves_per_op")
-        self.busy = _f(slow, "busy_cycles")
+        self.a, self.b = methods._num(slow, "pred_moves_per_op"), methods._num(slow, "succ_moves_per_op")
+        self.m = methods._num(slow, "misses_per_op") + methods._num(slow, "other_moves_per_op")
+        self.busy = methods._num(slow, "busy_cycles")
         # a broadcast shoot-down's wait, carried apart: its targets grow with the cores (a targeted one's
         # IPI lines are among the neighbours' moves already)
         sd = shootdowns.Carried([r for r in rows if int(float(r["cores"])) <= at], board.transfer_cycles)
