@@ -72,3 +72,33 @@ def test_the_first_page_is_handed_on_after_its_set_up(percore):
     firsts = [r["first_put_cycles"] for r in percore]
     assert min(firsts) > 2 * min(r["busy_cycles"] for r in percore)
     assert ring.summary(percore)["last_first_put_cycles"] == max(firsts)
+
+
+def test_the_iterations_are_the_threads_busy_time_and_vary_apart(percore):
+    import numpy as np
+    its = ring.iteration_rows(percore)
+    by = {}
+    for r in its:
+        by.setdefault(r["cpu"], []).append(r["busy_cycles"])
+    for r in percore:
+        assert np.mean(by[r["cpu"]]) == pytest.approx(r["busy_cycles"])
+    m = np.array([v[:35] for _, v in sorted(by.items())])
+    # the first iteration after a thread's first page is a warm-up (about twice the rest) ...
+    assert m[:, 0].mean() > 1.5 * m[:, ring.WARM:].mean()
+    # ... after which the threads vary little and independently, and so a ring of them paces at its
+    # slowest thread's mean: at 20 cores the variation adds no wait
+    v = ring.variation(percore)
+    assert v["cv"] < 0.1 and abs(v["correlation"]) < 0.2
+    assert v["independent_period_cycles"] == pytest.approx(v["slowest_mean_cycles"], rel=0.02)
+
+
+def test_a_ring_of_equal_threads_waits_for_their_variation():
+    import numpy as np
+    res = np.random.default_rng(0).uniform(0.8, 1.2, 1000)
+    alone = ring.simulated_period([100.0], res)
+    assert alone == pytest.approx(100, rel=0.02)
+    # the ring goes at the pace of its worst draws, more so the more threads
+    p4, p64 = ring.simulated_period([100.0] * 4, res), ring.simulated_period([100.0] * 64, res)
+    assert 100 * 1.02 < p4 < p64 < 120
+    # one slow thread sets the pace of all
+    assert ring.simulated_period([100.0] * 7 + [150.0], np.ones(10)) == pytest.approx(150)

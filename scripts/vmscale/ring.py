@@ -128,6 +128,7 @@ def thread_rows(events, n: int, begin: int, end: int, period_ticks: int, ops_per
         taken_ticks = sum(v[1] for (o, r), v in link.items() if r == c)
         rows.append({
             "cpu": c, "iterations": len(its), "first_put_cycles": (first - begin) * cyc,
+            "busy_iterations": [(p - wi - wo) * cyc for p, wi, wo in its],
             "period_cycles": period, "wait_in_cycles": wait_in,
             "wait_out_cycles": wait_out, "busy_cycles": period - wait_in - wait_out,
             "pred_moves_per_op": pred[0] / ops_per_thread,
@@ -141,6 +142,45 @@ def thread_rows(events, n: int, begin: int, end: int, period_ticks: int, ops_per
             "stall_cycles_per_op": stall * cyc / ops_per_thread,
         })
     return rows
+
+
+WARM = 3       # iterations after a thread's first page still warming up (the first is about 2x the rest)
+
+
+def simulated_period(means, residuals, iters: int = 4000, seed: int = 1) -> float:
+    """The period of a ring whose threads' busy times are their means times independent draws of
+    `residuals` (busy over its thread's mean): thread c puts its page once it has made it and c+1
+    has taken the one before, and takes c-1's once both are put.  The waits of a ring whose threads
+    vary independently, against what a trace shows."""
+    import numpy as np
+    means = np.asarray(means, float)
+    rng = np.random.default_rng(seed)
+    take = np.zeros(len(means))
+    start = None
+    for i in range(iters):
+        busy = means * rng.choice(np.asarray(residuals, float), len(means))
+        put = np.maximum(take + busy, np.roll(take, -1))
+        take = np.maximum(put, np.roll(put, 1))
+        if i == iters // 8:
+            start = take.copy()
+    return float(np.mean(take - start) / (iters - 1 - iters // 8))
+
+
+def variation(rows: list) -> dict:
+    """The threads' busy times after the warm-up: their spread (cv of busy over its thread's mean),
+    the mean correlation between two threads' series, and the period of the ring simulated from
+    them drawn independently, beside the slowest thread's mean.  {} when too few iterations."""
+    import numpy as np
+    n = min((len(r.get("busy_iterations", [])) for r in rows), default=0)
+    if n < WARM + 8:
+        return {}
+    m = np.array([r["busy_iterations"][WARM:n] for r in rows])
+    means = m.mean(axis=1)
+    res = (m / means[:, None]).ravel()
+    corr = np.corrcoef(m) if len(m) > 1 else np.ones((1, 1))
+    k = len(corr)
+    return {"cv": float(res.std()), "correlation": float((corr.sum() - k) / (k * k - k)) if k > 1 else 0.0,
+            "slowest_mean_cycles": float(means.max()), "independent_period_cycles": simulated_period(means, res)}
 
 
 def summary(rows: list) -> dict:
@@ -183,11 +223,22 @@ def analyse(run_dir) -> list:
     return out
 
 
-def to_csv(rows: list) -> str:
+ITERATION_COLUMNS = ["case", "kernel_variant", "workload", "cores", "cpu", "iteration", "busy_cycles"]
+
+
+def iteration_rows(rows: list) -> list:
+    """One row per thread and iteration (after its first): its busy time, the spread the ring's
+    waits come from (vmscale_model.ring simulates the ring from it)."""
+    return [{"case": r["case"], "kernel_variant": r["kernel_variant"], "workload": r["workload"],
+             "cores": r["cores"], "cpu": r["cpu"], "iteration": i, "busy_cycles": b}
+            for r in rows for i, b in enumerate(r.get("busy_iterations", []), 1)]
+
+
+def to_csv(rows: list, columns: list = COLUMNS) -> str:
     import csv
     import io
     f = io.StringIO()
-    w = csv.DictWriter(f, COLUMNS, extrasaction="ignore", lineterminator="\n")
+    w = csv.DictWriter(f, columns, extrasaction="ignore", lineterminator="\n")
     w.writeheader()
     for r in rows:
         w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
@@ -198,13 +249,17 @@ def render(rows: list) -> str:
     out = []
     for case in sorted({r["case"] for r in rows}):
         rs = [r for r in rows if r["case"] == case]
-        s = summary(rs)
+        s, v = summary(rs), variation(rs)
         out.append(f"case {case} {rs[0]['kernel_variant']}/{rs[0]['workload']} at {rs[0]['cores']} cores: period "
                    f"{s['period_cycles']:,.0f} cycles an item; the slowest thread cpu{s['slowest_cpu']} busy "
                    f"{s['slowest_busy_cycles']:,.0f} (waiting {s['slowest_wait_cycles']:,.0f}), the mean busy "
                    f"{s['mean_busy_cycles']:,.0f}; its predecessor "
                    f"{'on another socket' if s['slowest_pred_cross_socket'] else 'on its socket'}; the last thread's "
                    f"first page handed on {s['last_first_put_cycles']:,.0f} cycles into the ROI")
+        if v:
+            out.append(f"  after {WARM} warm-up iterations: busy times spread {100 * v['cv']:.1f}% (cv), two threads' "
+                       f"series correlate {v['correlation']:.2f}; a ring of these times drawn independently paces at "
+                       f"{v['independent_period_cycles']:,.0f}, the slowest's mean {v['slowest_mean_cycles']:,.0f}")
         out.append("   cpu  iters   period     busy  wait_in wait_out   pred moves x lat  succ x lat  misses x lat")
         for r in rs:
             out.append(f"  {r['cpu']:4d} {r['iterations']:6d} {r['period_cycles']:8,.0f} {r['busy_cycles']:8,.0f} "
