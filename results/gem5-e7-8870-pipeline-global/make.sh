@@ -15,6 +15,9 @@ out=results/gem5-e7-8870-pipeline-global
 .venv/bin/vmscale sweep run scripts/sweeps/gem5-e7-8870-pipeline-global-40.toml --parallel 1 --out "$out/sweep-40"
 .venv/bin/vmscale sweep run scripts/sweeps/gem5-e7-8870-pipeline-global-80.toml --parallel 1 --out "$out/sweep-80"
 .venv/bin/vmscale sweep run scripts/sweeps/gem5-e7-8870-pipeline-long-40.toml --parallel 1 --out "$out/sweep-long-40"
+# 160 pages a thread at 1-20 and, per-core only, 80 (session 54): the curve at that size and the slope between the sizes
+.venv/bin/vmscale sweep run scripts/sweeps/gem5-e7-8870-pipeline-long.toml --parallel 1 --out "$out/sweep-long"
+.venv/bin/vmscale sweep run scripts/sweeps/gem5-e7-8870-pipeline-long-80.toml --parallel 1 --out "$out/sweep-long-80"
 # (a finished job only: gzip must not take the files of a job still running)
 for m in "$out"/sweep*/jobs/*/m5out; do
   [ -f "$m/../manifest.json" ] || continue
