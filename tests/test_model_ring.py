@@ -14,9 +14,10 @@ TRACE = RECORD / "020c-pipeline-radixvm-percore-hotlines" / "ring.csv"
 BOARD = Board.make("board=e7-8870")
 
 
-def rows(variant="radixvm-percore"):
+def rows(variant="radixvm-percore", pages=40):
+    """The curve at one ROI size (pages a thread): the record holds 40 and 160."""
     return [r for r in csv.DictReader(open(RECORD / "table.csv")) if r["workload"] == "pipeline"
-            and r["kernel_variant"] == variant]
+            and r["kernel_variant"] == variant and study.roi_size(r) == pages]
 
 
 def threads():
@@ -62,3 +63,24 @@ def test_the_study_judges_a_ringed_curve_by_it():
     out = study.study(rows(), train_max=20, rings=trace, boards=lambda label: BOARD)
     curve = next(v for k, v in out.items() if k.startswith("pipeline/radixvm-percore"))
     assert "ring" in curve["methods"] and curve["methods"]["ring"]["error"]
+
+
+def test_past_the_machine_the_ring_is_carried_by_each_interconnect():
+    from vmscale_model import beyond, fit as fitlib
+    table = fitlib.load_table(RECORD / "table.csv", "pipeline")
+    trace = [dict(r, board="board=e7-8870") for r in threads()]
+    pred = beyond.predict(table, [], [], 20, (20, 160, 320), ("sockets", "crossbar", "mesh"), rings=trace)
+    got = {(p["variant"], p["method"], p["interconnect"], p["cores"]): p for p in pred}
+    assert {v for v, *_ in got} == {"radixvm-percore"}      # the only ring traced
+    per_page = {k: k[3] / p["throughput"] for k, p in got.items() if k[1] == "ring"}
+    # the traced count is its window on every interconnect (the model reads it there) ...
+    for topo in ("sockets", "crossbar", "mesh"):
+        assert per_page[("radixvm-percore", "ring", topo, 20)] == per_page[("radixvm-percore", "ring", "sockets", 20)]
+    # ... a crossbar's transfer costs the same at any size: the ring keeps its pace; the sockets' and
+    # the mesh's paths grow, and the page's lines and misses with them
+    x = [per_page[("radixvm-percore", "ring", "crossbar", n)] for n in (20, 160, 320)]
+    assert max(x) / min(x) - 1 < 1e-9
+    for topo in ("sockets", "mesh"):
+        s = [per_page[("radixvm-percore", "ring", topo, n)] for n in (20, 160, 320)]
+        assert s[0] < s[1] < s[2]
+    assert "| pipeline / radixvm-percore (40 ops per thread) | ring | mesh |" in beyond.table_md(pred)

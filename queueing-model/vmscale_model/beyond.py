@@ -9,14 +9,15 @@ type can describe from the same calibrated link, router and socket latencies: th
 one router away, whatever the size) and a mesh (paths growing with its side).  Each prediction has
 a band from the lock profile's sampling error (hotcarried.BAND_Z; the hot-line trace counts every
 transfer); the USL fitted to the same points is beside it, the same on every interconnect (it has
-no notion of one).  How far to trust either: the held-out errors at 4x and 8x (study), not the band.
+no notion of one).  A ring of threads (`pipeline`, given its ring.csv) is carried by `ring` too: its
+slowest thread's lines from its neighbours and its misses, on each interconnect's distances.  How far to trust either: the held-out errors at 4x and 8x (study), not the band.
 
 Pure: rows in, rows out (the CLI reads the files and draws).
 """
 
 import numpy as np
 
-from vmscale_model import hotcarried, methods, phases, study
+from vmscale_model import hotcarried, methods, phases, ring, study
 
 TOPOLOGIES = ("sockets", "crossbar", "mesh")
 CORES = (160, 1024, 4096)
@@ -45,17 +46,18 @@ def curves(rows: list, train_max: int) -> dict:
 
 
 def predict(rows: list, traces: list, holds: list, train_max: int = 20, cores=CORES,
-            topologies=TOPOLOGIES, progress=None) -> list:
+            topologies=TOPOLOGIES, progress=None, rings=()) -> list:
     """One row per curve, method, interconnect and core count: {workload, variant, board, ops,
     method, interconnect, cores, throughput, low, high, measured} (throughput in operations per cycle
-    of the machine; measured where the table has the point on that interconnect)."""
+    of the machine; measured where the table has the point on that interconnect).  rings: a
+    ring.csv's rows (`vmscale ring`), for the curves that are a ring of threads (`pipeline`)."""
     out = []
     for (w, v, label, k), rs in sorted(curves(rows, train_max).items()):
-        trace = [r for r in traces if r.get("workload") == w and r.get("kernel_variant") == v
-                 and r.get("board", label) == label]
-        held = [r for r in holds if r.get("workload") == w and r.get("kernel_variant") == v
-                and r.get("board", label) == label]
-        if not trace:
+        def mine(rs_):
+            return [r for r in rs_ if r.get("workload") == w and r.get("kernel_variant") == v
+                    and r.get("board", label) == label]
+        trace, held, ringed = mine(traces), mine(holds), mine(rings)
+        if not trace and not ringed:
             continue
         known = [r for r in rs if int(float(r["cores"])) <= train_max]
         measured = {int(float(r["cores"])): float(r["window_ops_per_cycle"]) for r in rs}
@@ -64,9 +66,11 @@ def predict(rows: list, traces: list, holds: list, train_max: int = 20, cores=CO
         for topo in topologies:
             board = board_on(label, topo)
             chosen = [hotcarried.HotLocksOnBoard(trace, held, board) if held
-                      else hotcarried.HotLinesOnBoard(trace, board)]
+                      else hotcarried.HotLinesOnBoard(trace, board)] if trace else []
             if held and w in phases.REARM:      # its rounds' phases in step, as the study judges it too
                 chosen.append(hotcarried.HotPhasesOnBoard(trace, held, board, w))
+            if ringed:          # a ring of threads (pipeline): its slowest thread's pace on this interconnect
+                chosen.append(ring.RingOnBoard(ringed, board))
             for method in chosen:
                 try:
                     fitted.append((topo, method.name, method.fit(known)))

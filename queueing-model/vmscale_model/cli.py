@@ -382,10 +382,11 @@ def _beyond(a):
     from vmscale_model import beyond, plot
     hot = [r for path in a.hotlines for r in hotline_rows(path)]
     held = [r for path in a.holds for r in hold_rows(path)] if a.holds else []
+    rings = [r for path in a.rings for r in ring_rows(path)] if a.rings else []
     rows = fitlib.load_table(a.table, a.workload)
     grid = sorted(set(a.cores) | set(beyond.FIGURE_CORES))
     pred = beyond.predict(rows, hot, held, a.train_max, grid, a.topology.split(","),
-                          progress=lambda m: print(m, file=sys.stderr, flush=True))
+                          progress=lambda m: print(m, file=sys.stderr, flush=True), rings=rings)
     if not pred:
         raise fitlib.FitError(f"no gem5 curve of {a.table} on a named board has a hot-line trace among "
                               f"{len(a.hotlines)} file(s) and three core counts up to {a.train_max}, one core included")
@@ -419,6 +420,8 @@ def _add_beyond(sub):
     bd.add_argument("table", help="a table from `vmscale collect` or a sweep, gem5 curves on a named board")
     bd.add_argument("--hotlines", metavar="CSV", nargs="+", required=True, help="hotlines.csv files (`vmscale hotlines`)")
     bd.add_argument("--holds", metavar="CSV", nargs="+", help="holds.csv files (`vmscale threads` of a profiled run)")
+    bd.add_argument("--rings", metavar="CSV", nargs="+",
+                    help="ring.csv files (`vmscale ring RUN_DIR`): `pipeline`'s ring at its slowest thread's pace")
     bd.add_argument("--workload", help="only this workload's curves")
     bd.add_argument("--train-max", type=int, default=20, help="fit on core counts up to this (default 20)")
     bd.add_argument("--cores", type=lambda s: [int(x) for x in s.split(",")], default=[160, 1024, 4096],

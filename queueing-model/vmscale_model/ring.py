@@ -38,16 +38,26 @@ class Distances:
         g = board.graph(n)
         banks = list(range(n, n + board.namespace(n).l2_banks))
         self.n, self._g, self._banks = n, g, banks
+        self._to, self._from = {}, {}       # a core's mean cycles to and from the banks (thousands of cores)
 
     def _c(self, a: int, b: int) -> float:
         return self._g.cycles(self._g.ext[a], self._g.ext[b])
 
+    def _to_banks(self, core: int) -> float:
+        if core not in self._to:
+            self._to[core] = sum(self._c(core, x) for x in self._banks) / len(self._banks)
+        return self._to[core]
+
+    def _from_banks(self, core: int) -> float:
+        if core not in self._from:
+            self._from[core] = sum(self._c(x, core) for x in self._banks) / len(self._banks)
+        return self._from[core]
+
     def move(self, owner: int, requester: int) -> float:
-        h = self._banks
-        return sum(self._c(requester, x) + self._c(x, owner) for x in h) / len(h) + self._c(owner, requester)
+        return self._to_banks(requester) + self._from_banks(owner) + self._c(owner, requester)
 
     def round_trip(self, core: int) -> float:
-        return sum(2 * self._c(core, x) for x in self._banks) / len(self._banks)
+        return 2 * self._to_banks(core)
 
 
 def network(d: Distances, c: int, a: float, b: float, m: float) -> float:
