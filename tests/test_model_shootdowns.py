@@ -113,3 +113,12 @@ def test_only_the_handler_time_that_interrupted_work_is_added():
     for row in rows:
         row["work_share"] = "nan"
     assert shootdowns.Received(_received({10: 9.0, 20: 19.0}), rows, far).per_op(40) == pytest.approx(39 * 1000)
+
+
+def test_a_broadcast_is_one_on_a_crossbar_too():
+    # every count has the same path there: the wait per target stays, the targets still follow N - 1
+    rows = [{"cores": n, "ops": 100 * n, shootdowns.TARGETS: 100 * n * (n - 1), shootdowns.CYCLES: 100 * n * (n - 1) * 500}
+            for n in (2, 4, 10, 20)]
+    sd = shootdowns.Carried(rows, lambda n: 7.0)
+    assert sd.broadcast and sd.slope == 0
+    assert sd.per_op(40) == pytest.approx(39 * 500) and sd.per_op(80) == pytest.approx(2 * sd.per_op(40) * 79 / 78)

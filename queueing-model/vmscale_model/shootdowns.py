@@ -75,7 +75,10 @@ class Carried:
         self.targets = seen[self.n0][0]
         self.line = pathline.through({n: c for n, (_, c) in seen.items()}, transfer)
         self.per_target, self.slope, self.n1 = self.line.value, self.line.slope, self.line.below or None
-        self.broadcast = bool(self.n1) and _broadcast(self.targets, self.n0, seen[self.n1][0], self.n1)
+        # whether the targets follow N - 1 is the kernel's choice, not the path's: any lower count says
+        # (on a crossbar every count has the same path, and the line has no n1)
+        lower = counts[:-1]
+        self.broadcast = bool(lower) and _broadcast(self.targets, self.n0, seen[lower[-1]][0], lower[-1])
 
     def __bool__(self):
         return self.n0 is not None

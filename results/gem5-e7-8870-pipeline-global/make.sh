@@ -50,3 +50,8 @@ rings=$(ls "$out"/0*c-*-hotlines/ring.csv 2>/dev/null || true)
 .venv/bin/vmscale model study "$out/table.csv" --train-max 20 --min-points 5 --out "$out/study-20" \
     --note "gem5 v24.0.0.1 Timing+Ruby MESI_Two_Level, board=e7-8870, window throughput" ${traces:+--hotlines $traces} \
     ${rings:+--rings $rings}
+# past the simulated machine (session 54): the ring (and the hot-line model beside it) at 160, 1,024 and 4,096
+# cores on the sockets, crossbar and mesh interconnects, fitted on 1-20
+.venv/bin/vmscale model beyond "$out/table.csv" --workload pipeline --train-max 20 --out "$out/beyond-20" \
+    --note "gem5 v24.0.0.1 Timing+Ruby MESI_Two_Level, board=e7-8870, window throughput" --hotlines $traces \
+    --rings $rings
