@@ -221,6 +221,7 @@ def test_a_boot_cut_at_its_host_limit_is_saved_and_resumed(kernel_built, tmp_pat
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr
 
 
+@pytest.mark.slow      # two restores of their own (about 3 minutes of a 2-core CI's 45; test_threads reads shipped profiles)
 def test_a_profiled_roi_is_sampled_by_symbol_and_its_figures_are_the_untraced_runs(kernel_built, tmp_path):
     """`--gem5 roi_profile=N` traces N ns of every CPU's instructions every 100 us inside each ROI
     only, and changes no simulated figure: the same two cases run plain and profiled give the same
