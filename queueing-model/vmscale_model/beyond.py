@@ -10,7 +10,8 @@ one router away, whatever the size) and a mesh (paths growing with its side).  E
 a band from the lock profile's sampling error (hotcarried.BAND_Z; the hot-line trace counts every
 transfer); the USL fitted to the same points is beside it, the same on every interconnect (it has
 no notion of one).  A ring of threads (`pipeline`, given its ring.csv) is carried by `ring` too: its
-slowest thread's lines from its neighbours and its misses, on each interconnect's distances.  How far to trust either: the held-out errors at 4x and 8x (study), not the band.
+slowest thread's lines from its neighbours and its misses, on each interconnect's distances.  How
+far to trust any of them: the held-out errors at 4x and 8x (study), not the band.
 
 Pure: rows in, rows out (the CLI reads the files and draws).
 """

@@ -153,12 +153,12 @@ def simulated_period(means, residuals, iters: int = 4000, seed: int = 1) -> floa
     has taken the one before, and takes c-1's once both are put.  The waits of a ring whose threads
     vary independently, against what a trace shows."""
     import numpy as np
-    means = np.asarray(means, float)
+    means, residuals = np.asarray(means, float), np.asarray(residuals, float)
     rng = np.random.default_rng(seed)
     take = np.zeros(len(means))
     start = None
     for i in range(iters):
-        busy = means * rng.choice(np.asarray(residuals, float), len(means))
+        busy = means * rng.choice(residuals, len(means))
         put = np.maximum(take + busy, np.roll(take, -1))
         take = np.maximum(put, np.roll(put, 1))
         if i == iters // 8:
