@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from vmscale import ring
+from vmscale_model import ring as model_ring
 from vmscale.errors import VmscaleError
 
 RECORD = Path(__file__).resolve().parents[1] / "results" / "gem5-e7-8870-pipeline-global"
@@ -95,10 +96,10 @@ def test_the_iterations_are_the_threads_busy_time_and_vary_apart(percore):
 def test_a_ring_of_equal_threads_waits_for_their_variation():
     import numpy as np
     res = np.random.default_rng(0).uniform(0.8, 1.2, 1000)
-    alone = ring.simulated_period([100.0], res)
+    alone = model_ring.simulated_period([100.0], res)
     assert alone == pytest.approx(100, rel=0.02)
     # the ring goes at the pace of its worst draws, more so the more threads
-    p4, p64 = ring.simulated_period([100.0] * 4, res), ring.simulated_period([100.0] * 64, res)
+    p4, p64 = model_ring.simulated_period([100.0] * 4, res), model_ring.simulated_period([100.0] * 64, res)
     assert 100 * 1.02 < p4 < p64 < 120
     # one slow thread sets the pace of all
-    assert ring.simulated_period([100.0] * 7 + [150.0], np.ones(10)) == pytest.approx(150)
+    assert model_ring.simulated_period([100.0] * 7 + [150.0], np.ones(10)) == pytest.approx(150)

@@ -30,6 +30,24 @@ import numpy as np
 from vmscale_model import methods, shootdowns
 
 
+def simulated_period(means, residuals, iters: int = 4000, seed: int = 1) -> float:
+    """The period of a ring whose threads' busy times are their means times independent draws of
+    `residuals` (busy over its thread's mean): thread c puts its page once it has made it and c+1
+    has taken the one before, and takes c-1's once both are put.  The waits of a ring whose threads
+    vary independently, against what a trace shows."""
+    means, residuals = np.asarray(means, float), np.asarray(residuals, float)
+    rng = np.random.default_rng(seed)
+    take = np.zeros(len(means))
+    start = None
+    for i in range(iters):
+        busy = means * rng.choice(residuals, len(means))
+        put = np.maximum(take + busy, np.roll(take, -1))
+        take = np.maximum(put, np.roll(put, 1))
+        if i == iters // 8:
+            start = take.copy()
+    return float(np.mean(take - start) / (iters - 1 - iters // 8))
+
+
 class Distances:
     """The board's network cycles for one core count: a line's move between two cores, a miss's
     round trip to its home bank."""

@@ -17,6 +17,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from vmscale_gem5 import hotlines as trace
+from vmscale_model import ring as model_ring
 
 LINE = 64
 
@@ -147,25 +148,6 @@ def thread_rows(events, n: int, begin: int, end: int, period_ticks: int, ops_per
 WARM = 3       # iterations after a thread's first page still warming up (the first is about 2x the rest)
 
 
-def simulated_period(means, residuals, iters: int = 4000, seed: int = 1) -> float:
-    """The period of a ring whose threads' busy times are their means times independent draws of
-    `residuals` (busy over its thread's mean): thread c puts its page once it has made it and c+1
-    has taken the one before, and takes c-1's once both are put.  The waits of a ring whose threads
-    vary independently, against what a trace shows."""
-    import numpy as np
-    means, residuals = np.asarray(means, float), np.asarray(residuals, float)
-    rng = np.random.default_rng(seed)
-    take = np.zeros(len(means))
-    start = None
-    for i in range(iters):
-        busy = means * rng.choice(residuals, len(means))
-        put = np.maximum(take + busy, np.roll(take, -1))
-        take = np.maximum(put, np.roll(put, 1))
-        if i == iters // 8:
-            start = take.copy()
-    return float(np.mean(take - start) / (iters - 1 - iters // 8))
-
-
 def variation(rows: list) -> dict:
     """The threads' busy times after the warm-up: their spread (cv of busy over its thread's mean),
     the mean correlation between two threads' series, and the period of the ring simulated from
@@ -180,7 +162,8 @@ def variation(rows: list) -> dict:
     corr = np.corrcoef(m) if len(m) > 1 else np.ones((1, 1))
     k = len(corr)
     return {"cv": float(res.std()), "correlation": float((corr.sum() - k) / (k * k - k)) if k > 1 else 0.0,
-            "slowest_mean_cycles": float(means.max()), "independent_period_cycles": simulated_period(means, res)}
+            "slowest_mean_cycles": float(means.max()),
+            "independent_period_cycles": model_ring.simulated_period(means, res)}
 
 
 def summary(rows: list) -> dict:
