@@ -103,3 +103,24 @@ def test_a_ring_of_equal_threads_waits_for_their_variation():
     assert 100 * 1.02 < p4 < p64 < 120
     # one slow thread sets the pace of all
     assert model_ring.simulated_period([100.0] * 7 + [150.0], np.ones(10)) == pytest.approx(150)
+
+
+def test_the_pace_through_the_roi_finds_the_spells_a_stall_costs():
+    # a ring of 4 threads at 100 cycles an item, all held up 300 cycles once: one spell, its 300 lost
+    takes = [[c + 100.0 * i + (300 if i >= 20 else 0) for i in range(40)] for c in range(4)]
+    rows = [{"period_cycles": 100.0, "take_cycles": t} for t in takes]
+    p = ring.pace(rows)
+    assert p["steady_period_cycles"] == pytest.approx(100)
+    # (a stall may fall across two bins: both are spells then)
+    assert 1 <= len(p["spells"]) <= 2 and p["lost_cycles"] == pytest.approx(300, rel=0.02)
+    # without a stall there is none; without takes there is no pace
+    steady = [{"period_cycles": 100.0, "take_cycles": [c + 100.0 * i for i in range(40)]} for c in range(4)]
+    assert ring.pace(steady)["spells"] == [] and ring.pace(steady)["lost_cycles"] == 0
+    assert ring.pace([{"period_cycles": 100.0, "take_cycles": []}]) == {}
+
+
+def test_the_traced_20_core_ring_keeps_its_pace(percore):
+    p = ring.pace(percore)
+    # the shipped trace: no spell at 20 cores, and the steady pace is the threads' period
+    assert p["spells"] == [] and p["bins"] >= 8
+    assert p["steady_period_cycles"] == pytest.approx(ring.summary(percore)["period_cycles"], rel=0.05)

@@ -71,7 +71,7 @@ def predict(rows: list, traces: list, holds: list, train_max: int = 20, cores=CO
             if held and w in phases.REARM:      # its rounds' phases in step, as the study judges it too
                 chosen.append(hotcarried.HotPhasesOnBoard(trace, held, board, w))
             if ringed:          # a ring of threads (pipeline): its slowest thread's pace on this interconnect
-                chosen.append(ring.RingOnBoard(ringed, board))
+                chosen.append(ring.RingOnBoard(ringed, board, held))
             for method in chosen:
                 try:
                     fitted.append((topo, method.name, method.fit(known)))

@@ -14,7 +14,8 @@ N cores, for thread c:
 
 a, b the lines thread c takes from its predecessor and successor and m its other misses per item,
 plus, where munmap's shoot-down is a broadcast (the shared tables), its wait as `shootdowns` carries
-it; X(o -> r) the network cycles of a line moved from core o to core r (r to the line's home bank, the
+it and, where a profile of the case timed the shoot-down IPIs' handler, the time thread c loses to the
+others' IPIs (`shootdowns.Received`: one from every other CPU's munmap an item under a broadcast); X(o -> r) the network cycles of a line moved from core o to core r (r to the line's home bank, the
 bank to o, o to r; mean over the homes, as lines are spread over every socket's bank), R(c) a
 miss's round trip to its home bank, all on the board's graph (`vmscale_gem5.topology`).  W and the
 counts come from the slowest thread of a trace at the largest fitted count (it never waits, so its
@@ -89,7 +90,7 @@ def network(d: Distances, c: int, a: float, b: float, m: float) -> float:
 class Ring:
     """The carried ring of one traced case."""
 
-    def __init__(self, rows: list, trace_rows: list, board):
+    def __init__(self, rows: list, trace_rows: list, board, ipi_rows=()):
         at = max(int(r["cores"]) for r in trace_rows)
         threads = [r for r in trace_rows if int(r["cores"]) == at]
         slow = max(threads, key=lambda r: methods._num(r, "busy_cycles"))
@@ -105,6 +106,10 @@ class Ring:
         # IPI lines are among the neighbours' moves already)
         sd = shootdowns.Carried([r for r in rows if int(float(r["cores"])) <= at], board.transfer_cycles)
         self.shootdowns = sd if sd and sd.broadcast else None
+        # the others' IPIs, where a profile timed their handler (the trace's busy time holds them at `at`)
+        got = shootdowns.Received([r for r in rows if int(float(r["cores"])) <= at],
+                                  [r for r in ipi_rows if r.get("kind") == "ipi"], board.transfer_cycles)
+        self.received = got if got else None
         self.work = (self.busy - network(Distances(board, at), self.cpu, self.a, self.b, self.m)
                      - self.wait(at))
         self.k = sum(window) / len(window) / self.busy    # the model's period there is the slowest's busy time
@@ -120,7 +125,8 @@ class Ring:
         return self._periods[n]
 
     def wait(self, n: int) -> float:
-        return self.shootdowns.per_op(n) if self.shootdowns else 0.0
+        return ((self.shootdowns.per_op(n) if self.shootdowns else 0.0)
+                + (self.received.per_op(n) if self.received else 0.0))
 
     def role(self, c: int, n: int) -> tuple:
         """Whether thread c's predecessor and successor sit on other sockets: the slowest thread at
@@ -138,18 +144,19 @@ class RingOnBoard:
     label = "a ring at its slowest thread's pace, carried by the board's distances, not fitted"
     anchored = True
 
-    def __init__(self, trace_rows: list, board):
-        self.trace_rows, self.board = trace_rows, board
+    def __init__(self, trace_rows: list, board, hold_rows=()):
+        self.trace_rows, self.board, self.hold_rows = trace_rows, board, list(hold_rows)
 
     def fit(self, rows) -> methods.Model:
         top = max(int(float(r["cores"])) for r in rows)
         usable = [r for r in self.trace_rows if int(r["cores"]) <= top]
         if not usable:
             raise methods.NoModel(f"no ring trace at or below {top} cores")
-        ring = Ring(rows, usable, self.board)
+        ring = Ring(rows, usable, self.board, self.hold_rows)
         params = {"traced_at": ring.at, "slowest_cpu": ring.cpu, "work": ring.work, "busy": ring.busy,
                   "pred_moves": ring.a, "succ_moves": ring.b, "misses": ring.m, "window_over_period": ring.k,
-                  "shootdowns": ring.shootdowns.describe() if ring.shootdowns else ""}
+                  "shootdowns": ring.shootdowns.describe() if ring.shootdowns else "",
+                  "received": ring.received.describe() if ring.received else ""}
         return methods.Model(self.name, params, lambda cores: methods.Prediction(ring.throughput(cores)))
 
     @staticmethod
@@ -157,4 +164,5 @@ class RingOnBoard:
         return (f"W {p['work']:.4g} + the slowest thread's network cycles (cpu{p['slowest_cpu']} at {p['traced_at']}: "
                 f"{p['pred_moves']:.0f} lines from its predecessor, {p['misses']:.0f} misses an item), "
                 f"window/period {p['window_over_period']:.3f}"
-                + (f"; {p['shootdowns']}" if p.get("shootdowns") else ""))
+                + (f"; {p['shootdowns']}" if p.get("shootdowns") else "")
+                + (f"; {p['received']}" if p.get("received") else ""))

@@ -265,7 +265,9 @@ def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "cros
                        and r.get("board", board) == board]
             if threads:
                 from vmscale_model import ring
-                methods.append(ring.RingOnBoard(threads, board_obj))
+                profiled = [r for r in holds or [] if r.get("workload") == w and r.get("kernel_variant") == v
+                            and r.get("board", board) == board]
+                methods.append(ring.RingOnBoard(threads, board_obj, profiled))
         held = [r for r in holds or [] if r.get("workload") == w and r.get("kernel_variant") == v
                 and r.get("board", board) == board] if board_obj is not None and trace else []
         sizes = sorted({roi_size(r) for r in rs} - {None})

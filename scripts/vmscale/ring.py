@@ -130,6 +130,8 @@ def thread_rows(events, n: int, begin: int, end: int, period_ticks: int, ops_per
         rows.append({
             "cpu": c, "iterations": len(its), "first_put_cycles": (first - begin) * cyc,
             "busy_iterations": [(p - wi - wo) * cyc for p, wi, wo in its],
+            "take_cycles": [(m.start - begin) * cyc for m in mm.get((c, base + LINE * c), [])
+                            if m.request in ("GETX", "UPGRADE")],
             "period_cycles": period, "wait_in_cycles": wait_in,
             "wait_out_cycles": wait_out, "busy_cycles": period - wait_in - wait_out,
             "pred_moves_per_op": pred[0] / ops_per_thread,
@@ -164,6 +166,38 @@ def variation(rows: list) -> dict:
     return {"cv": float(res.std()), "correlation": float((corr.sum() - k) / (k * k - k)) if k > 1 else 0.0,
             "slowest_mean_cycles": float(means.max()),
             "independent_period_cycles": model_ring.simulated_period(means, res)}
+
+
+PACE_BIN, SPELL = 4, 1.2   # a bin of the ROI is 4 periods; a bin whose period is 1.2x the median is a spell
+
+
+def pace(rows: list) -> dict:
+    """The ring's pace through the ROI, from every thread's takes: the window where every thread runs
+    (the last first take to the first last take) in bins of PACE_BIN periods, each bin's period (n
+    bins' cycles over its takes), their median (the steady pace) and the spells, bins SPELL times
+    slower; lost, the cycles the spells took beyond the steady pace.  A stall of one thread holds up
+    all of them, so the spells are what a ring loses to its threads' stalls.  {} without enough bins."""
+    takes = [r.get("take_cycles") or [] for r in rows]
+    if not rows or not all(takes):
+        return {}
+    n = len(rows)
+    start, end = max(t[0] for t in takes), min(t[-1] for t in takes)
+    period = statistics.mean(r["period_cycles"] for r in rows)
+    width = PACE_BIN * period
+    bins = int((end - start) // width) if width > 0 else 0
+    if bins < 4:
+        return {}
+    counts = [0] * bins
+    for t in (x for ts in takes for x in ts if start <= x < start + bins * width):
+        counts[int((t - start) // width)] += 1
+    periods = [n * width / k if k else float("inf") for k in counts]
+    steady = statistics.median(periods)
+    spells = [(start + i * width, p) for i, p in enumerate(periods) if p > SPELL * steady]
+    lost = sum(width - counts[int((b - start) // width)] * steady / n for b, _ in spells)
+    items = sum(counts) / n
+    return {"bin_cycles": width, "bins": bins, "steady_period_cycles": steady, "spells": spells,
+            "lost_cycles": lost, "lost_per_item_cycles": lost / items if items else float("nan"),
+            "window_cycles": bins * width}
 
 
 def summary(rows: list) -> dict:
@@ -243,6 +277,13 @@ def render(rows: list) -> str:
             out.append(f"  after {WARM} warm-up iterations: busy times spread {100 * v['cv']:.1f}% (cv), two threads' "
                        f"series correlate {v['correlation']:.2f}; a ring of these times drawn independently paces at "
                        f"{v['independent_period_cycles']:,.0f}, the slowest's mean {v['slowest_mean_cycles']:,.0f}")
+        p = pace(rs)
+        if p:
+            where = ", ".join(f"{b / 1e6:.2f}M ({q:,.0f})" for b, q in p["spells"][:8]) or "none"
+            out.append(f"  its pace through the ROI, in {p['bins']} bins of {p['bin_cycles']:,.0f} cycles: steady "
+                       f"{p['steady_period_cycles']:,.0f} an item (the bins' median); spells {SPELL}x slower at "
+                       f"{where}: {p['lost_cycles']:,.0f} cycles lost, {p['lost_per_item_cycles']:,.0f} an item "
+                       f"({100 * p['lost_cycles'] / p['window_cycles']:.1f}% of the bins)")
         out.append("   cpu  iters   period     busy  wait_in wait_out   pred moves x lat  succ x lat  misses x lat")
         for r in rs:
             out.append(f"  {r['cpu']:4d} {r['iterations']:6d} {r['period_cycles']:8,.0f} {r['busy_cycles']:8,.0f} "
