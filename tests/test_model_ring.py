@@ -84,3 +84,25 @@ def test_past_the_machine_the_ring_is_carried_by_each_interconnect():
         s = [per_page[("radixvm-percore", "ring", topo, n)] for n in (20, 160, 320)]
         assert s[0] < s[1] < s[2]
     assert "| pipeline / radixvm-percore (40 ops per thread) | ring | mesh |" in beyond.table_md(pred)
+
+
+PROFILES = RECORD.parent / "gem5-e7-8870-profiles"
+
+
+def ipi_rows():
+    return [r for n in (10, 20) for r in csv.DictReader(open(PROFILES / f"{n:03d}c-pipeline-radixvm-40" / "holds.csv"))]
+
+
+def test_the_shared_tables_threads_lose_the_others_ipis_past_the_trace():
+    trace = list(csv.DictReader(open(RECORD / "020c-pipeline-radixvm-hotlines" / "ring.csv")))
+    fitted = [r for r in rows("radixvm") if int(r["cores"]) <= 20]
+    bare, recv = ring.Ring(fitted, trace, BOARD), ring.Ring(fitted, trace, BOARD, ipi_rows())
+    assert bare.received is None and recv.received and recv.received.broadcast
+    # the profile's handler time, each other CPU's munmap an item: what a thread loses grows with N - 1 ...
+    extra = recv.period(40) - bare.period(40)
+    h = recv.received.line(40, BOARD.transfer_cycles) * recv.received.work
+    assert extra == pytest.approx(recv.received.q * (39 - 19) / 19 * h, rel=0.02) and extra > 0
+    # ... and at the traced count the trace's busy time holds it: the same period there
+    assert recv.period(20) == pytest.approx(bare.period(20))
+    m = ring.RingOnBoard(trace, BOARD, ipi_rows()).fit(fitted)
+    assert "IPIs received" in m.params["received"]

@@ -5,7 +5,7 @@
 # without Linux's pipeline there; 80 in sweep-80/ (pipeline, RadixVM's two designs), and RadixVM's pipeline
 # with 160 pages a thread at 40 in sweep-long-40/ (the steady state, by the slope), session 53), the
 # hot-line traces of pipeline at 20 cores (the hot-line model's
-# stations) and at 40 (a check), each thread's busy and waiting time in them (`vmscale ring`: ring.csv, the
+# stations) and at 40 and 80 (checks; 80 since session 55), each thread's busy and waiting time in them (`vmscale ring`: ring.csv, the
 # ring model's input), the table with the window throughput and capacity columns, the report, and the models
 # fitted on two sockets (1-20 cores) judged at 40 and 80.  GEM5 must be set for a job or trace not kept.
 set -euo pipefail
@@ -26,7 +26,7 @@ done
 # the traces (the sweep's ROI, --gem5 hotlines=1, which changes no simulated figure), one run directory per case,
 # kept once it has its manifest unless FRESH=1; TRACED="N:WORKLOAD:VARIANT ..." chooses others (Linux's pipeline
 # at 20 cores, 20:pipeline:stock: its untraced 95 ms ROI took 1,278-2,606 host s, traced some hours)
-for c in ${TRACED:-20:pipeline:radixvm-percore 20:pipeline:radixvm 40:pipeline:radixvm-percore}; do
+for c in ${TRACED:-20:pipeline:radixvm-percore 20:pipeline:radixvm 40:pipeline:radixvm-percore 80:pipeline:radixvm-percore}; do
     IFS=: read -r n w v <<< "$c"
     d=$out/$(printf %03dc "$n")-$w-$v-hotlines
     if [ "${FRESH:-0}" != 0 ] || [ ! -f "$d/manifest.json" ]; then
@@ -47,11 +47,13 @@ runs=$(ls -d "$out"/sweep*/jobs/*/manifest.json | xargs -n1 dirname)
 .venv/bin/vmscale report "$out/table.csv" --out "$out/report"
 traces=$(ls "$out"/0*c-*-hotlines/hotlines.csv 2>/dev/null || true)
 rings=$(ls "$out"/0*c-*-hotlines/ring.csv 2>/dev/null || true)
+# the shoot-down IPIs' handler time the shared tables' threads take from each other (session 55: the ring's receivers)
+holds=$(ls results/gem5-e7-8870-profiles/0*c-pipeline-*/holds.csv 2>/dev/null || true)
 .venv/bin/vmscale model study "$out/table.csv" --train-max 20 --min-points 5 --out "$out/study-20" \
     --note "gem5 v24.0.0.1 Timing+Ruby MESI_Two_Level, board=e7-8870, window throughput" ${traces:+--hotlines $traces} \
-    ${rings:+--rings $rings}
+    ${rings:+--rings $rings} ${holds:+--holds $holds}
 # past the simulated machine (session 54): the ring (and the hot-line model beside it) at 160, 1,024 and 4,096
 # cores on the sockets, crossbar and mesh interconnects, fitted on 1-20
 .venv/bin/vmscale model beyond "$out/table.csv" --workload pipeline --train-max 20 --out "$out/beyond-20" \
     --note "gem5 v24.0.0.1 Timing+Ruby MESI_Two_Level, board=e7-8870, window throughput" --hotlines $traces \
-    --rings $rings
+    --rings $rings ${holds:+--holds $holds}
