@@ -5,7 +5,7 @@
 # without Linux's pipeline there; 80 in sweep-80/ (pipeline, RadixVM's two designs), and RadixVM's pipeline
 # with 160 pages a thread at 40 in sweep-long-40/ (the steady state, by the slope), session 53), the
 # hot-line traces of pipeline at 20 cores (the hot-line model's
-# stations) and at 40 and 80 (checks; 80 since session 55), each thread's busy and waiting time in them (`vmscale ring`: ring.csv, the
+# stations) and at 40 (a check), each thread's busy and waiting time in them (`vmscale ring`: ring.csv, the
 # ring model's input), the table with the window throughput and capacity columns, the report, and the models
 # fitted on two sockets (1-20 cores) judged at 40 and 80.  GEM5 must be set for a job or trace not kept.
 set -euo pipefail
@@ -25,8 +25,9 @@ for m in "$out"/sweep*/jobs/*/m5out; do
 done
 # the traces (the sweep's ROI, --gem5 hotlines=1, which changes no simulated figure), one run directory per case,
 # kept once it has its manifest unless FRESH=1; TRACED="N:WORKLOAD:VARIANT ..." chooses others (Linux's pipeline
-# at 20 cores, 20:pipeline:stock: its untraced 95 ms ROI took 1,278-2,606 host s, traced some hours)
-for c in ${TRACED:-20:pipeline:radixvm-percore 20:pipeline:radixvm 40:pipeline:radixvm-percore 80:pipeline:radixvm-percore}; do
+# at 20 cores, 20:pipeline:stock: its untraced 95 ms ROI took 1,278-2,606 host s, traced some hours; per-core RadixVM's at
+# 80, 80:pipeline:radixvm-percore: 0.7 ms of its 3.9 ms ROI in 25 min, about 2.3 h of ROI, session 55)
+for c in ${TRACED:-20:pipeline:radixvm-percore 20:pipeline:radixvm 40:pipeline:radixvm-percore}; do
     IFS=: read -r n w v <<< "$c"
     d=$out/$(printf %03dc "$n")-$w-$v-hotlines
     if [ "${FRESH:-0}" != 0 ] || [ ! -f "$d/manifest.json" ]; then
