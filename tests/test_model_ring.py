@@ -106,3 +106,12 @@ def test_the_shared_tables_threads_lose_the_others_ipis_past_the_trace():
     assert recv.period(20) == pytest.approx(bare.period(20))
     m = ring.RingOnBoard(trace, BOARD, ipi_rows()).fit(fitted)
     assert "IPIs received" in m.params["received"]
+
+
+def test_the_per_core_ring_spins_on_a_kernel_lock_at_80_cores_and_not_at_20():
+    # the shipped sampled profiles (docs/model.md): the lock the ring has no station for
+    def share(n, symbol):
+        rs = list(csv.DictReader(open(PROFILES / f"{n:03d}c-pipeline-radixvm-percore-500" / "symbols.csv")))
+        return sum(int(r["ticks"]) for r in rs if r["symbol"] == symbol) / sum(int(r["ticks"]) for r in rs)
+    assert share(20, "queued_spin_lock_slowpath") < 0.005 < 0.05 < share(80, "queued_spin_lock_slowpath")
+    assert share(80, "osq_lock") > share(20, "osq_lock")
