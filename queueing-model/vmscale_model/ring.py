@@ -15,7 +15,8 @@ N cores, for thread c:
 a, b the lines thread c takes from its predecessor and successor and m its other misses per item,
 plus, where munmap's shoot-down is a broadcast (the shared tables), its wait as `shootdowns` carries
 it and, where a profile of the case timed the shoot-down IPIs' handler, the time thread c loses to the
-others' IPIs (`shootdowns.Received`: one from every other CPU's munmap an item under a broadcast); X(o -> r) the network cycles of a line moved from core o to core r (r to the line's home bank, the
+others' IPIs (`shootdowns.Received`: one from every other CPU's munmap an item under a broadcast);
+X(o -> r) the network cycles of a line moved from core o to core r (r to the line's home bank, the
 bank to o, o to r; mean over the homes, as lines are spread over every socket's bank), R(c) a
 miss's round trip to its home bank, all on the board's graph (`vmscale_gem5.topology`).  W and the
 counts come from the slowest thread of a trace at the largest fitted count (it never waits, so its

@@ -192,8 +192,9 @@ def pace(rows: list) -> dict:
         counts[int((t - start) // width)] += 1
     periods = [n * width / k if k else float("inf") for k in counts]
     steady = statistics.median(periods)
-    spells = [(start + i * width, p) for i, p in enumerate(periods) if p > SPELL * steady]
-    lost = sum(width - counts[int((b - start) // width)] * steady / n for b, _ in spells)
+    slow = [i for i, p in enumerate(periods) if p > SPELL * steady]
+    spells = [(start + i * width, periods[i]) for i in slow]
+    lost = sum(width - counts[i] * steady / n for i in slow)
     items = sum(counts) / n
     return {"bin_cycles": width, "bins": bins, "steady_period_cycles": steady, "spells": spells,
             "lost_cycles": lost, "lost_per_item_cycles": lost / items if items else float("nan"),
