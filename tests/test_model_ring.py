@@ -108,8 +108,8 @@ def test_the_shared_tables_threads_lose_the_others_ipis_past_the_trace():
     assert "IPIs received" in m.params["received"]
 
 
-def test_the_per_core_rings_start_up_spins_on_kernel_locks_at_80_cores_and_not_at_20():
-    # the shipped sampled profiles (docs/model.md): at 80 the ROI's start-up spins (its time line puts it all there)
+def test_the_per_core_rings_cpus_spin_on_kernel_locks_at_80_cores_and_not_at_20():
+    # the shipped sampled profiles (docs/model.md; their time lines, not read here, put the spinning in the ROI's start-up)
     def share(n, symbol):
         rs = list(csv.DictReader(open(PROFILES / f"{n:03d}c-pipeline-radixvm-percore-500" / "symbols.csv")))
         return sum(int(r["ticks"]) for r in rs if r["symbol"] == symbol) / sum(int(r["ticks"]) for r in rs)

@@ -244,9 +244,10 @@ def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "cros
     for (w, v, b, board), rs in sorted(curves(rows).items()):
         key = f"{w}/{v}" + (f"/{b}" if b else "") + (f"[{board}]" if board else "")
         methods = methodslib.default(law)
-        # a trace whose run names its board is one of that board's curves only
-        trace = [r for r in hotlines or [] if r.get("workload") == w and r.get("kernel_variant") == v
-                 and r.get("board", board) == board]
+        def mine(rows_):    # a trace, profile or ring whose run names its board is one of that board's curves only
+            return [r for r in rows_ or [] if r.get("workload") == w and r.get("kernel_variant") == v
+                    and r.get("board", board) == board]
+        trace, profiled = mine(hotlines), mine(holds)
         if trace:
             methods.append(methodslib.HotLines(trace))
         board_obj = boards(board) if boards and b == "gem5" else None
@@ -255,21 +256,15 @@ def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "cros
             methods.append(sockets.BoardDistances(board_obj, law))
             if trace:
                 methods.append(hotcarried.HotLinesOnBoard(trace, board_obj))
-                held = [r for r in holds or [] if r.get("workload") == w and r.get("kernel_variant") == v
-                        and r.get("board", board) == board]
-                if held:
-                    methods.append(hotcarried.HotLocksOnBoard(trace, held, board_obj))
+                if profiled:
+                    methods.append(hotcarried.HotLocksOnBoard(trace, profiled, board_obj))
                     if w in phases.REARM:       # a workload whose threads run its rounds' phases in step
-                        methods.append(hotcarried.HotPhasesOnBoard(trace, held, board_obj, w))
-            threads = [r for r in rings or [] if r.get("workload") == w and r.get("kernel_variant") == v
-                       and r.get("board", board) == board]
+                        methods.append(hotcarried.HotPhasesOnBoard(trace, profiled, board_obj, w))
+            threads = mine(rings)
             if threads:
                 from vmscale_model import ring
-                profiled = [r for r in holds or [] if r.get("workload") == w and r.get("kernel_variant") == v
-                            and r.get("board", board) == board]
                 methods.append(ring.RingOnBoard(threads, board_obj, profiled))
-        held = [r for r in holds or [] if r.get("workload") == w and r.get("kernel_variant") == v
-                and r.get("board", board) == board] if board_obj is not None and trace else []
+        held = profiled if board_obj is not None and trace else []
         sizes = sorted({roi_size(r) for r in rs} - {None})
         if len(sizes) < 2 or len({roi_key(r) for r in rs}) < 2:
             out[key] = _judge_curve(rs, train_max, min_points, methods, train_min, board_obj, trace, held)
