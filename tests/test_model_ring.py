@@ -115,3 +115,15 @@ def test_the_per_core_rings_cpus_spin_on_kernel_locks_at_80_cores_and_not_at_20(
         return sum(int(r["ticks"]) for r in rs if r["symbol"] == symbol) / sum(int(r["ticks"]) for r in rs)
     assert share(20, "queued_spin_lock_slowpath") < 0.005 < 0.05 < share(80, "queued_spin_lock_slowpath")
     assert share(80, "osq_lock") > share(20, "osq_lock")
+
+
+def test_past_the_machine_a_profile_without_locks_leaves_the_hot_lines():
+    # the per-core profiles hold only the IPIs' handler: beyond keeps the hot lines alone for that curve
+    from vmscale_model import beyond, fit as fitlib
+    table = fitlib.load_table(RECORD / "table.csv", "pipeline")
+    hot = [dict(r, board="board=e7-8870") for r in
+           csv.DictReader(open(RECORD / "020c-pipeline-radixvm-percore-hotlines" / "hotlines.csv"))]
+    held = [dict(r, board="board=e7-8870") for r in
+            csv.DictReader(open(PROFILES / "020c-pipeline-radixvm-percore-500" / "holds.csv"))]
+    pred = beyond.predict(table, hot, held, 20, (20, 160), ("crossbar",), rings=[])
+    assert {p["method"] for p in pred if p["variant"] == "radixvm-percore"} >= {"hotboard", "usl"}

@@ -78,6 +78,8 @@ def predict(rows: list, traces: list, holds: list, train_max: int = 20, cores=CO
                 except methods.NoModel as e:
                     if progress:
                         progress(f"{w}/{v} on {topo}: {method.name}: {e}")
+                    if type(method) is hotcarried.HotLocksOnBoard:    # no lock profiled at the fitted
+                        chosen.append(hotcarried.HotLinesOnBoard(trace, board))    # counts: the hot lines alone
         try:
             fitted.append(("any", "usl", methods.USL().fit(known)))
         except (methods.NoModel, ValueError) as e:
