@@ -115,6 +115,14 @@ def render(cases: list) -> str:
               "($1 in want) { c = 0; t = 0; for (i = 2; i <= cpus + 1; i++) if ($i > 0) { c++; t += $i } "
               "printf \"%s=%d/%d \", want[$1], c, t }' /proc/interrupts 2>/dev/null; }",
               'say 0-tail "VMSCALE-INTERRUPTS $(irqsum)"']
+    # What is left once every case has ended (QEMU and hosts only: under gem5 it would cost
+    # simulated forks): every process but kernel threads (parent 2), every task not asleep,
+    # and Refcache's and the RadixVM region's counters -- so that a leak check that failed says
+    # whether a process kept its mm or the epochs stalled.  The console keeps it; nothing parses it.
+    lines += ['case "$m5m" in inst|addr) ;; *) echo "VMSCALE-LEFT tasks=$(awk \'$1 != 2 && $4 != 2 || '
+              '$3 != "S" && $3 != "I" { printf "%s %s %s; ", $1, $2, $3 }\' /proc/[0-9]*/stat 2>/dev/null)'
+              ' refcache=$(tr "\\n" " " < /proc/refcache 2>/dev/null)'
+              ' radix=$(grep regions /proc/vmscale_radix 2>/dev/null | tr "\\n" " ")";; esac']
     # Quieten the console to emergencies for the recap, then restore the user's level.
     # Under gem5 the recap leaves by m5 writefile (outside simulated time): through the UART its
     # few KB cost a 2-core run tens of milliseconds of simulated time, a character and an
