@@ -41,6 +41,9 @@
 #     handler time (holds.csv, kind 'ipi') that every thread takes from the others' munmaps, for the ring's receivers;
 #   020c-pipeline-radixvm-percore-500, 080c-pipeline-radixvm-percore-500 (session 55): pipeline under per-core RadixVM, 40
 #     pages a thread, 500 ns of every 100 us traced: where the ring's threads spend their time at 80 against 20 cores.
+#   080c-pipeline-radixvm-percore-warm80 (session 56): the same with 80 pages a thread, after a warm-up case (local, 4
+#     rounds a thread, same variant) in the same restore: whether the ring's pace at 80 slows as the run goes on
+#     (the 160-page point, 318.0k cycles a page as a restore's first case, against 222.7k with 40 pages after a warm case).
 # KEEP_TRACES=DIR moves a trace that is not kept into DIR (as CASE.trace.out.*) instead of deleting it.
 # GEM5 must be set.
 set -euo pipefail
@@ -52,7 +55,8 @@ all="040c-fault-stock-64 080c-fault-stock-64 080c-local-radixvm-percore-10 010c-
      020c-pagecache-locked-warm 010c-pageshare-atomic-warm 020c-pageshare-atomic-warm 080c-pageshare-atomic-500
      080c-reclaim-stock-500 040c-reclaim-stock-warm 010c-reclaim-stock-warm 020c-reclaim-stock-warm
      010c-reclaim-parsec-warm 020c-reclaim-parsec-warm 010c-pagecache-locked-ownfd 020c-pagecache-locked-ownfd
-     010c-pipeline-radixvm-40 020c-pipeline-radixvm-40 020c-pipeline-radixvm-percore-500 080c-pipeline-radixvm-percore-500"
+     010c-pipeline-radixvm-40 020c-pipeline-radixvm-40 020c-pipeline-radixvm-percore-500 080c-pipeline-radixvm-percore-500
+     080c-pipeline-radixvm-percore-warm80"
 for c in ${CASES:-$all}; do
   n=$((10#${c%%c-*})) window=500
   case $c in
@@ -73,6 +77,8 @@ for c in ${CASES:-$all}; do
       params=(--param reclaim.iters=2000 --param reclaim.chunk=50 --param reclaim.every=1) ;;
     *-pipeline-radixvm-40) w=pipeline v=radixvm window=90000 params=(--param pipeline.iters=40) ;;
     *-pipeline-radixvm-percore-500) w=pipeline v=radixvm-percore params=(--param pipeline.iters=40) ;;
+    *-pipeline-radixvm-percore-warm80) w=local,pipeline v=radixvm-percore
+      params=(--param local.iters=4 --param pipeline.iters=80) ;;
     *-local-radixvm-percore-10) w=local v=radixvm-percore params=(--param local.iters=10) ;;
     *) echo "make.sh: unknown case $c (one of: $all)" >&2; exit 2 ;;
   esac
