@@ -83,7 +83,9 @@ def _start_background_build(flavor: str):
     with open(log, "w") as f:
         p = subprocess.Popen(["nice", "-n", "19", sys.executable, "-m", "vmscale", "build", "kernel",
                               "--flavor", flavor], cwd=REPO, stdout=f, stderr=subprocess.STDOUT,
-                             start_new_session=True)
+                             preexec_fn=os.setpgrp)   # its own group to stop, the same session:
+    # a new session would be a new scheduler autogroup, in which nice 19 weighs as much as the tests'
+
     _BACKGROUND[flavor] = (p, log)
 
 
