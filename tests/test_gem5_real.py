@@ -121,6 +121,19 @@ def test_end_to_end_at_two_cores_each_case_gets_its_own_roi_and_the_designs_diff
             assert int(traced) == float(counted) > 0, line
 
 
+def _changed_since(commit: str, paths: list) -> list:
+    """The paths whose tracked contents differ between `commit` and the checkout's HEAD ([] when
+    the commit is not in this clone's history: nothing can be said)."""
+    import subprocess
+    from conftest import REPO
+    commit = commit.split("-")[0]
+    git = ["git", "-C", str(REPO)]
+    if subprocess.run(git + ["cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True).returncode:
+        return []
+    r = subprocess.run(git + ["diff", "--name-only", commit, "HEAD", "--", *paths], capture_output=True, text=True)
+    return sorted({line.split("/")[0] for line in r.stdout.splitlines() if line})
+
+
 def test_a_shipped_point_re_made_here_gives_the_recorded_cycles(remade):
     """results/gem5-rerun-2c was recorded with reproducible builds: this machine's kernel and
     image are the same bytes when its source and compiler are, and then gem5 gives the same
@@ -130,6 +143,10 @@ def test_a_shipped_point_re_made_here_gives_the_recorded_cycles(remade):
     here = json.loads((again / "manifest.json").read_text())
     here_k, here_i = here["kernel"]["vmlinux_sha256"], here["image"]["sha256"]
     if (here_k, here_i) != (m["kernel"]["vmlinux_sha256"], m["image"]["sha256"]):
+        # our own sources changed since the record was made: the record is stale, not this machine
+        stale = _changed_since(m["vmscale_commit"], ["guest-workloads", "kernel-patches", "SConstruct.local"])
+        assert not stale, (f"{RECORD} was made at {m['vmscale_commit']}; {', '.join(stale)} changed since: "
+                           f"re-make it with results/{RECORD}/make.sh")
         pytest.skip(f"this machine built another kernel or image ({here_k[:12]}, {here_i[:12]}) than the record's "
                     f"({m['kernel']['vmlinux_sha256'][:12]}, {m['image']['sha256'][:12]}): another Debian source, "
                     "compiler or package version")

@@ -37,7 +37,7 @@ STATE_DIR = "/tmp/vmscale-run"
 RECAP_FILE = "recap.txt"
 
 
-def render(cases: list) -> str:
+def render(cases: list, left: bool = True) -> str:
     """The script.  Every marker line goes to the console as the case runs and into a
     per-case file; at the end the files are printed again (the recap) with the kernel's
     console quietened.  Kernel messages are written to the same UART as our output and
@@ -119,10 +119,13 @@ def render(cases: list) -> str:
     # simulated forks): every process but kernel threads (parent 2), every task not asleep,
     # and Refcache's and the RadixVM region's counters -- so that a leak check that failed says
     # whether a process kept its mm or the epochs stalled.  The console keeps it; nothing parses it.
-    lines += ['case "$m5m" in inst|addr) ;; *) echo "VMSCALE-LEFT tasks=$(awk \'$1 != 2 && $4 != 2 || '
-              '$3 != "S" && $3 != "I" { printf "%s %s %s; ", $1, $2, $3 }\' /proc/[0-9]*/stat 2>/dev/null)'
-              ' refcache=$(tr "\\n" " " < /proc/refcache 2>/dev/null)'
-              ' radix=$(grep regions /proc/vmscale_radix 2>/dev/null | tr "\\n" " ")";; esac']
+    # Not even written into gem5's script (left=False): the script's text is in guest memory, and
+    # a gem5 record re-made must get the same script as when it was recorded.
+    if left:
+        lines += ['case "$m5m" in inst|addr) ;; *) echo "VMSCALE-LEFT tasks=$(awk \'$1 != 2 && $4 != 2 || '
+                  '$3 != "S" && $3 != "I" { printf "%s %s %s; ", $1, $2, $3 }\' /proc/[0-9]*/stat 2>/dev/null)'
+                  ' refcache=$(tr "\\n" " " < /proc/refcache 2>/dev/null)'
+                  ' radix=$(grep regions /proc/vmscale_radix 2>/dev/null | tr "\\n" " ")";; esac']
     # Quieten the console to emergencies for the recap, then restore the user's level.
     # Under gem5 the recap leaves by m5 writefile (outside simulated time): through the UART its
     # few KB cost a 2-core run tens of milliseconds of simulated time, a character and an

@@ -90,7 +90,7 @@ def run(*, backend="qemu", cores, workload_names, variant_names=("stock",), para
     rd = RunDir(out, default_name(backend, cores, list(workload_names)))
     print(f"run {rd.run_id}: {len(cases)} case(s) on {backend} at {cores} cores -> {rd.final}", flush=True)
     try:
-        outcome = be.execute(req, prep, rd.path, guest_script.render(cases))
+        outcome = be.execute(req, prep, rd.path, guest_script.render(cases, left=backend != "gem5"))
         parsed = consolelib.parse(outcome.console)
         extras = be.row_extras(req, outcome, parsed)   # may refuse (gem5: dumps that match no case)
     except KeyboardInterrupt:
