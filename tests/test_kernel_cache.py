@@ -29,6 +29,19 @@ def test_cache_off_writes_no_cache_anywhere(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["linux.tar.xz"]
 
 
+def test_cache_off_remembers_no_gem5_hash_either(tmp_path, monkeypatch):
+    """The gem5 binary's hash is remembered in the cache too; with the cache off it is computed."""
+    from vmscale.backends import gem5
+    exe = tmp_path / "gem5.opt"
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("VMSCALE_CACHE", "off")
+    monkeypatch.setenv("GEM5", str(exe))
+    assert gem5.binary_sha256() == kernel.sha256_file(exe)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gem5.opt"]
+
+
 def test_store_then_restore_into_a_fresh_tree(kernel_built, tmp_path, monkeypatch):
     monkeypatch.setenv("VMSCALE_CACHE", str(tmp_path / "cache"))
     manifest = json.loads((kernel_built / "manifest.json").read_text())

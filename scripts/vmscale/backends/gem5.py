@@ -45,6 +45,8 @@ def binary_sha256() -> str:
     it ran on, so a re-run on another build can say why its cycles differ."""
     path = Path(binary()).resolve()
     st = path.stat()
+    if not paths.cache_enabled():
+        return fileutil.sha256_file(path)
     memo = paths.cache_dir() / "gem5" / hashlib.sha256(f"{path}:{st.st_size}:{st.st_mtime_ns}".encode()).hexdigest()[:24]
     if memo.is_file():
         return memo.read_text().strip()
