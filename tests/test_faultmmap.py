@@ -66,3 +66,26 @@ def test_the_report_has_the_twin_with_its_figure(tmp_path):
     md = report.report(table, tmp_path / "r").read_text()
     assert "### Bonsai Figure 18" in md and "| rwlock | 1.00x (50,000) [1.00] | 1.80x (90,000) [1.80] |" in md
     assert (tmp_path / "r" / "twin-fault-mmap.png").stat().st_size > 10_000
+
+
+def test_several_core_counts_give_the_growth_with_the_machine(tmp_path):
+    rows = []
+    for threads, ratio in ((10, 2.0), (20, 3.0), (40, 5.0)):
+        rows += [_row("rwlock", 0, 50_000, threads=threads), _row("rwlock", 50, 50_000 * ratio, threads=threads),
+                 _row("rcu", 0, 48_000, threads=threads), _row("rcu", 50, 48_000 * 1.1, threads=threads)]
+    rows.append(_row("stock", 0, 52_000, threads=10))
+    rows.append(_row("stock", 50, 53_000, threads=10))   # one core count: in its table, not in the growth
+    rel = faultmmap.relative(rows)
+    grown = faultmmap.by_cores(rel)
+    assert list(grown) == [("board=e7-8870", 50.0)]
+    assert grown[("board=e7-8870", 50.0)]["rwlock"] == pytest.approx({10: 2.0, 20: 3.0, 40: 5.0})
+    assert grown[("board=e7-8870", 50.0)]["stock"] == pytest.approx({10: 53 / 52})
+    md = faultmmap.markdown(rel)
+    assert "| rwlock | 2.00x | 3.00x | 5.00x |" in md and "| stock | 1.02x | - | - |" in md
+    assert faultmmap.plot(rel, str(tmp_path / "f"))
+    assert (tmp_path / "f.png").stat().st_size > 10_000
+
+
+def test_one_core_count_has_no_growth_table():
+    rel = faultmmap.relative([_row("rwlock", 0, 50_000), _row("rwlock", 50, 150_000)])
+    assert faultmmap.by_cores(rel) == {} and "by core count" not in faultmmap.markdown(rel)

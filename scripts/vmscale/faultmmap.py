@@ -73,6 +73,20 @@ def relative(rows: list) -> dict:
     return out
 
 
+def by_cores(rel: dict) -> dict:
+    """{(board, pct): {variant: {cores: relative}}} for every mmap_pct above 0 that two or more core
+    counts of one board measured: how a design's cost under mapping grows with the machine (Bonsai's
+    figure is at 80 cores)."""
+    acc = {}
+    for (cores, board), variants in rel.items():
+        for v, by in variants.items():
+            for p, d in by.items():
+                if p > 0:
+                    acc.setdefault((board, p), {}).setdefault(v, {})[cores] = d["relative"]
+    return {k: dict(sorted(vs.items())) for k, vs in sorted(acc.items())
+            if len({c for by in vs.values() for c in by}) > 1}
+
+
 def markdown(rel: dict) -> str:
     """A table per core count: each design's fault cost by mmap_pct, relative to its own base,
     then what Bonsai states (cited, not our data)."""
@@ -95,6 +109,13 @@ def markdown(rel: dict) -> str:
                 cells.append(f"{d['relative']:.2f}x ({d['cost']:,.0f}){w}")
             lines.append(f"| {v} | " + " | ".join(cells) + " |")
         lines.append("")
+    for (board, pct), variants in by_cores(rel).items():
+        counts = sorted({c for by in variants.values() for c in by})
+        lines += [f"The same cost at mmap_pct {pct:g}, relative to each design's own at 0, by core count ({board}):",
+                  "", "| design | " + " | ".join(f"{c} cores" for c in counts) + " |", "|---|" + "---|" * len(counts)]
+        for v, by in variants.items():
+            lines.append(f"| {v} | " + " | ".join(f"{by[c]:.2f}x" if c in by else "-" for c in counts) + " |")
+        lines.append("")
     p = published.FIG18
     lines += [f"Published ({p['figure']}; {p['source']}; {p['machine']}), not our data:", ""]
     lines += [f"- {c}" for c in p["claims"]]
@@ -109,12 +130,29 @@ def plot(rel: dict, stem: str) -> list:
     from vmscale.plots import save_figure
     if not rel:
         return []
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.4))
+    grown = by_cores(rel)
+    fig, axes = plt.subplots(1, 3 if grown else 2, figsize=(16 if grown else 11, 4.4))
+    ax1, ax2 = axes[0], axes[-1]
+    # a design keeps its colour, a core count its line style
+    designs = sorted({v for variants in rel.values() for v in variants})
+    counts = sorted({c for c, _ in rel})
+    styles = ["-", "--", ":", "-."]
     for (cores, board), variants in rel.items():
         for v, by in variants.items():
             pcts = sorted(by)
-            ax1.plot(pcts, [by[p]["relative"] for p in pcts], "o-", label=f"{v} ({cores} cores, {board})")
+            ax1.plot(pcts, [by[p]["relative"] for p in pcts], marker="o", color=f"C{designs.index(v)}",
+                     ls=styles[counts.index(cores) % len(styles)], label=f"{v} ({cores} cores, {board})")
     ax1.axhline(1.0, color="gray", lw=0.8)
+    if grown:
+        ax3 = axes[1]
+        for (board, pct), variants in grown.items():
+            for v, by in variants.items():
+                cs = sorted(by)
+                ax3.plot(cs, [by[c] for c in cs], "o-", color=f"C{designs.index(v)}", label=f"{v}, mmap_pct {pct:g}")
+        ax3.axhline(1.0, color="gray", lw=0.8)
+        ax3.set_xscale("log", base=2)
+        ax3.set(xlabel="cores", ylabel="cycles per fault / the design's own at 0%")
+        ax3.set_title("vmscale: the same, by core count\n(Bonsai's figure is at 80 cores)", fontsize=9)
     ax1.set(xlabel="share of thread 0's operations that are mmap+munmap (%)",
             ylabel="cycles per fault / the design's own at 0%")
     ax1.set_title("vmscale: fault while thread 0 maps\n(the faulting threads' cycles per fault)", fontsize=9)
@@ -124,7 +162,7 @@ def plot(rel: dict, stem: str) -> list:
     ax2.set_xticks(range(len(p["ends"])), [lab.split(" (")[0] for lab, _ in p["ends"]], fontsize=7)
     ax2.set(ylabel="cost relative to base, at the most mapping time")
     ax2.set_title("published: Bonsai Figure 18, the end points its text states\n(not our data)", fontsize=9)
-    for ax in (ax1, ax2):
+    for ax in axes:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     fig.text(0.5, -0.06, f"right: {p['source']};\n{p['machine']}; its x axis is the time one core spends "
