@@ -151,6 +151,8 @@ def plot(rel: dict, stem: str) -> list:
                 ax3.plot(cs, [by[c] for c in cs], "o-", color=f"C{designs.index(v)}", label=f"{v}, mmap_pct {pct:g}")
         ax3.axhline(1.0, color="gray", lw=0.8)
         ax3.set_xscale("log", base=2)
+        ax3.set_xticks(counts, [str(c) for c in counts])
+        ax3.minorticks_off()
         ax3.set(xlabel="cores", ylabel="cycles per fault / the design's own at 0%")
         ax3.set_title("vmscale: the same, by core count\n(Bonsai's figure is at 80 cores)", fontsize=9)
     ax1.set(xlabel="share of thread 0's operations that are mmap+munmap (%)",
