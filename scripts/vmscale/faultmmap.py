@@ -145,10 +145,11 @@ def plot(rel: dict, stem: str) -> list:
     ax1.axhline(1.0, color="gray", lw=0.8)
     if grown:
         ax3 = axes[1]
-        for (board, pct), variants in grown.items():
+        for i, ((board, pct), variants) in enumerate(grown.items()):
             for v, by in variants.items():
                 cs = sorted(by)
-                ax3.plot(cs, [by[c] for c in cs], "o-", color=f"C{designs.index(v)}", label=f"{v}, mmap_pct {pct:g}")
+                ax3.plot(cs, [by[c] for c in cs], marker="o", color=f"C{designs.index(v)}",
+                         ls=styles[-1 - i % len(styles)], label=f"{v}, mmap_pct {pct:g}")
         ax3.axhline(1.0, color="gray", lw=0.8)
         ax3.set_xscale("log", base=2)
         ax3.set_xticks(counts, [str(c) for c in counts])
