@@ -67,9 +67,14 @@ def test_its_figures_are_the_same_bytes_whatever_the_interpreter_s_hash_seed(tmp
                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                     env={**os.environ, "PYTHONHASHSEED": seed})
              for seed in ("1", "2")}
-    svgs = []
+    svgs, outs = [], {}
+    try:
+        for seed, p in procs.items():
+            outs[seed] = p.communicate(timeout=600)[0]
+    finally:
+        for p in procs.values():
+            p.kill()
     for seed, p in procs.items():
-        out = p.communicate(timeout=600)[0]
-        assert p.returncode == 0, out[-2000:]
+        assert p.returncode == 0, outs[seed][-2000:]
         svgs.append(sorted((f.name, f.read_bytes()) for f in (tmp_path / seed).glob("*.svg")))
     assert svgs[0] and svgs[0] == svgs[1]
