@@ -41,7 +41,7 @@ def plan(workload_names, variant_names, cores, params, only=None) -> list:
     threads = {w: workloads.thread_count(per[w]["threads"], cores) if "threads" in per[w] else cores
                for w in workload_names}
     for variant in variant_names:
-        sysctls = variants.sysctls(variant)
+        sysctls = variants.run_sysctls(variant, variant_names)
         for w in workload_names:
             if only is not None and (variant, w) not in only:
                 continue

@@ -41,7 +41,16 @@ VARIANTS = {
     "parsec": {**_UPSTREAM, "vm/vmscale_reclaim": "parsec"},
     "radixvm-parsec": {**_UPSTREAM, "vm/vmscale_as": "radixvm", "vm/vmscale_radix_share": "refcache",
                        "vm/vmscale_reclaim": "parsec"},
+    # The page allocator's per-CPU lists at their largest fixed size (Linux's own sysctl, its
+    # smallest fraction: high = managed pages / 8 / CPUs, no auto-tuning), with RCU or PARSEC
+    # reclamation: whether `reclaim`'s zone-lock refills come from lists split over more CPUs.
+    "pcp-high": {**_UPSTREAM, "vm/percpu_pagelist_high_fraction": "8"},
+    "parsec-pcp-high": {**_UPSTREAM, "vm/vmscale_reclaim": "parsec", "vm/percpu_pagelist_high_fraction": "8"},
 }
+# Tuning switches some variants set beyond the designs' (upstream sysctls, at their kernel
+# default here): a run that holds such a variant sets them back in every other case, and a run
+# without one leaves them alone, so its guest script is what it was before they existed.
+TUNING = {"vm/percpu_pagelist_high_fraction": "0"}
 # The counter the `refcount` workload uses under each variant (RadixVM Figure 8).
 COUNTER = {"refcache": "refcache", "percpu-ref": "percpu"}
 
@@ -49,7 +58,7 @@ COUNTER = {"refcache": "refcache", "percpu-ref": "percpu"}
 def upstream(path: str, value: str) -> bool:
     """Does an unpatched kernel, which lacks the switch, already behave as `path=value`?
     Per switch: "rcu" is upstream reclamation but not the upstream fault path."""
-    return _UPSTREAM.get(path) == value
+    return _UPSTREAM.get(path, TUNING.get(path)) == value
 
 
 def sysctls(variant: str) -> dict:
@@ -57,6 +66,14 @@ def sysctls(variant: str) -> dict:
         raise VmscaleError(f"unknown kernel variant {variant!r}",
                            f"use one of {', '.join(VARIANTS)}")
     return VARIANTS[variant]
+
+
+def run_sysctls(variant: str, run_variants) -> dict:
+    """What a case of `variant` sets in a run of `run_variants` (one boot, cases in sequence):
+    its own switches, and the tuning switches any other variant of the run sets, at their default."""
+    own = sysctls(variant)
+    touched = {k for v in run_variants for k in sysctls(v) if k in TUNING}
+    return {**own, **{k: TUNING[k] for k in sorted(touched) if k not in own}}
 
 
 def counter(variant: str) -> str:
