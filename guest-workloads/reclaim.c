@@ -25,7 +25,8 @@ static const struct param params[] = {
 	{ "chunk", "10000", "iterations per write to /proc/parsec_bench" },
 	{ "every", "1", "retire a node every N iterations (1: every iteration)" },
 	{ "smr", "rcu", "rcu or parsec (the runner sets it from the kernel variant)" },
-	{ "settle_ms", "5000", "after the ROI, wait up to this long for every retired node to be freed" },
+	{ "settle_ms", "5000", "after the ROI (and a warm-up), wait up to this long for every retired node to be freed" },
+	{ "warmup", "0", "iterations per thread before the ROI, not counted, then a wait until their nodes are freed" },
 	{ NULL }
 };
 
@@ -38,14 +39,17 @@ static int setup(int n)
 		die("smr=%s: use rcu or parsec", smr);
 	if (param_int("chunk") < 1 || param_int("every") < 1)
 		die("chunk and every must be positive");
+	if (param_int("warmup") < 0)
+		die("warmup=%lld: must be 0 or more", param_int("warmup"));
 	if (access("/proc/parsec_bench", W_OK))
 		die("/proc/parsec_bench: %s (a kernel without CONFIG_PARSEC_BENCH?)", strerror(errno));
 	return 0;
 }
 
-static void run(struct worker *w)
+/* `iters` iterations through /proc/parsec_bench, `chunk` per write; counted as ops if `count`. */
+static void iterate(struct worker *w, long long iters, int count)
 {
-	long long iters = param_int("iters"), chunk = param_int("chunk"), every = param_int("every");
+	long long chunk = param_int("chunk"), every = param_int("every");
 	int fd = open("/proc/parsec_bench", O_WRONLY);
 	char cmd[64];
 
@@ -58,9 +62,15 @@ static void run(struct worker *w)
 		if (write(fd, cmd, len) != len)
 			die("thread %d: write %s: %s%s", w->tid, cmd, strerror(errno),
 			    errno == EIO ? " (a reader saw a freed node)" : "");
-		w->ops += n;
+		if (count)
+			w->ops += n;
 	}
 	close(fd);
+}
+
+static void run(struct worker *w)
+{
+	iterate(w, param_int("iters"), 1);
 }
 
 /* Reads "name value" lines of a /proc file into the named slots; 0 if all were found. */
@@ -83,6 +93,18 @@ static int read_keys(const char *path, const char *const *names, long long *vals
 	return found == n ? 0 : -1;
 }
 
+/* Whether every node retired so far was freed: b = allocated, freed, live; p = PARSEC's queued,
+ * rcu_fallback, rcu_done. */
+static int drained(long long b[3], long long p[3])
+{
+	static const char *const bench[] = { "allocated", "freed", "live" };
+	static const char *const ps[] = { "queued", "rcu_fallback", "rcu_done" };
+
+	if (read_keys("/proc/parsec_bench", bench, b, 3) || read_keys("/proc/parsec", ps, p, 3))
+		die("cannot read /proc/parsec_bench or /proc/parsec");
+	return b[0] == b[1] + b[2] && p[0] == 0 && p[1] == p[2];
+}
+
 /*
  * Nothing leaks: every node the benchmark allocated is freed or still
  * published, PARSEC's queues are empty, and every object it handed to RCU
@@ -90,16 +112,14 @@ static int read_keys(const char *path, const char *const *names, long long *vals
  */
 static uint64_t settle(struct worker *w0)
 {
-	static const char *const bench[] = { "allocated", "freed", "live" };
-	static const char *const ps[] = { "queued", "rcu_fallback", "rcu_done" };
 	long long b[3], p[3];
 
 	for (long long ms = 0;; ms++) {
-		if (read_keys("/proc/parsec_bench", bench, b, 3) || read_keys("/proc/parsec", ps, p, 3))
-			die("cannot read /proc/parsec_bench or /proc/parsec");
+		int done = drained(b, p);
+
 		if (ms == 0)	/* retired in the ROI, not yet freed at its end */
 			w0->extra = b[0] - b[1] - b[2];
-		if (b[0] == b[1] + b[2] && p[0] == 0 && p[1] == p[2])
+		if (done)
 			return 0;
 		if (ms >= param_int("settle_ms")) {
 			fprintf(stderr, "reclaim: not settled after %lld ms: allocated %lld freed %lld "
@@ -111,6 +131,30 @@ static uint64_t settle(struct worker *w0)
 	}
 }
 
+/*
+ * Before the ROI: `warmup` iterations a thread, then a wait until every node
+ * they retired is freed.  RCU frees a node after a grace period, longer than a
+ * short ROI, so a ROI's nodes come from fresh slab pages; a long run takes
+ * them from the pages its earlier frees gave back to the CPU's per-CPU page
+ * list, where a ROI restored from a boot checkpoint finds that list empty and
+ * refills it from the zone under the zone's lock, every CPU at once.  The
+ * warm-up's frees fill the lists as a long run's would (FINDINGS, session 59).
+ */
+static void warmup(struct worker *w)
+{
+	long long b[3], p[3];
+
+	if (param_int("warmup") <= 0)
+		return;
+	iterate(w, param_int("warmup"), 0);
+	for (long long ms = 0; !drained(b, p); ms++) {
+		if (ms >= param_int("settle_ms"))
+			die("thread %d: warm-up not settled after %lld ms: allocated %lld freed %lld live %lld",
+			    w->tid, ms, b[0], b[1], b[2]);
+		usleep(1000);
+	}
+}
+
 const struct workload workload = {
 	.name = "reclaim",
 	.summary = "read sections and node retirement on every CPU: RCU vs PARSEC reclamation",
@@ -118,6 +162,7 @@ const struct workload workload = {
 	.extra_name = "pending_at_roi_end",
 	.params = params,
 	.setup = setup,
+	.warmup = warmup,
 	.run = run,
 	.settle = settle,
 };
