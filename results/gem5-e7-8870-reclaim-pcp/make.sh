@@ -2,8 +2,7 @@
 # PARSEC's reclaim on the reference board with the page allocator's per-CPU lists at the kernel's default and fixed at
 # their largest (`pcp-high`: vm.percpu_pagelist_high_fraction = 8), at 10, 20 and 40 cores, 2,000 iterations a thread
 # (scripts/sweeps/gem5-e7-8870-reclaim-pcp.toml: the four variants one after another from one restore; -pcp-first.toml:
-# pcp-high alone, the first case after its restore as stock's is in the other), and 8,000 a thread at 20 and 40
-# (-long.toml: the slope between the two lengths is the steady state).  Session 59: whether RCU's zone-lock refills,
+# pcp-high alone, the first case after its restore as stock's is in the other).  Session 59: whether RCU's zone-lock refills,
 # which the models fitted on 1-20 cores miss at 40 and 80 (+46%, +140%), grow with lists split over more CPUs or are
 # the ROI's start.  The sweeps are resumable (complete jobs are kept); GEM5 must be set for a job not complete.
 set -euo pipefail
@@ -11,7 +10,6 @@ cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-reclaim-pcp
 .venv/bin/vmscale sweep run scripts/sweeps/gem5-e7-8870-reclaim-pcp.toml --parallel 1 --out "$out/sweep"
 .venv/bin/vmscale sweep run scripts/sweeps/gem5-e7-8870-reclaim-pcp-first.toml --parallel 1 --out "$out/sweep-first"
-.venv/bin/vmscale sweep run scripts/sweeps/gem5-e7-8870-reclaim-long.toml --parallel 1 --out "$out/sweep-long"
 # (a finished job only: gzip must not take the files of a job another sweep is still running)
 for m in "$out"/sweep*/jobs/*/m5out; do [ -f "$m/../manifest.json" ] || continue; (cd "$m" && rm -f config.json && { [ ! -f stats.txt ] || gzip -f stats.txt config.ini; }); done
 .venv/bin/vmscale collect --restat $(ls -d "$out"/sweep*/jobs/*/manifest.json | xargs -n1 dirname) -o "$out/table.csv"
