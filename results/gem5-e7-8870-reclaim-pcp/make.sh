@@ -12,5 +12,9 @@ out=results/gem5-e7-8870-reclaim-pcp
 .venv/bin/vmscale sweep run scripts/sweeps/gem5-e7-8870-reclaim-pcp-first.toml --parallel 1 --out "$out/sweep-first"
 # (a finished job only: gzip must not take the files of a job another sweep is still running)
 for m in "$out"/sweep*/jobs/*/m5out; do [ -f "$m/../manifest.json" ] || continue; (cd "$m" && rm -f config.json && { [ ! -f stats.txt ] || gzip -f stats.txt config.ini; }); done
-.venv/bin/vmscale collect --restat $(ls -d "$out"/sweep*/jobs/*/manifest.json | xargs -n1 dirname) -o "$out/table.csv"
-.venv/bin/vmscale report "$out/table.csv" --out "$out/report"
+# one table and report per sweep: pcp-high first after its restore and third after one are different conditions, and
+# one curve would average them
+for s in sweep sweep-first; do
+  .venv/bin/vmscale collect --restat $(ls -d "$out/$s"/jobs/*/manifest.json | xargs -n1 dirname) -o "$out/$s/table.csv"
+  .venv/bin/vmscale report "$out/$s/table.csv" --out "$out/$s/report"
+done
