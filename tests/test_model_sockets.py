@@ -183,3 +183,41 @@ def test_a_label_names_a_sockets_board_or_none():
     assert with_sockets("board=e7-8870").miss_cycles(20)["l1_bank"] > with_sockets("board=e7-8870").miss_cycles(10)["l1_bank"]
     assert with_sockets("") is None                    # the crossbar of the earlier records
     assert with_sockets("no_such_option=1") is None    # a label this vmscale cannot make
+
+
+def test_a_cost_that_grows_only_by_the_distances_is_carried_exactly_and_a_queue_is_not():
+    b = Board.make("board=e7-8870")     # the reference board's own graph
+    m, f = 4.0, 0.5
+
+    def cost(n):
+        r = b.miss_cycles(n)
+        return 1500.0 + m * r["l1_bank"] + f * r["bank_memory"]
+    cores = [1, 2, 4, 10, 20, 40, 80]
+    rows = []
+    for n in cores:
+        rows.append({"workload": "w", "kernel_variant": "v", "backend": "gem5", "gem5.board": "b", "cores": n,
+                     "ops": 1000 * n, "cycles_per_op": cost(n), "gem5.l1d_demand_misses_per_op": m,
+                     "gem5.dir_fetch": f * 1000 * n, "gem5.l1_fwd_getx_per_op": 0.0, "gem5.l1_fwd_gets_per_op": 0.0})
+    model = sockets.Distances(b).fit([r for r in rows if r["cores"] <= 20])
+    assert model.params["at_cores"] == 20 and model.params["cost"] == pytest.approx(cost(20))
+    got = model.predict([40, 80]).throughput
+    assert got == pytest.approx([40 / cost(40), 80 / cost(80)], rel=1e-9)
+    assert cost(80) > cost(40) > cost(20)          # the board's sockets do lengthen the misses
+    # a curve whose misses lengthen alike but which also queues on a line (200 cycles a visit,
+    # near saturation at 20 cores) is not only a distance: the method, which has no queue, puts the
+    # throughput above it, more so the more cores wait
+    queued = _rows(lambda n: cost(n) + 3500.0, lambda n: 200.0, cores, misses=m, fetches=f)
+    for r in queued:
+        r["ops"] = 1000 * r["cores"]
+        r["gem5.dir_fetch"] = f * r["ops"]
+    q = sockets.Distances(b).fit([r for r in queued if r["cores"] <= 20])
+    measured = {r["cores"]: r["cores"] / r["cycles_per_op"] for r in queued}
+    over = [q.predict([n]).throughput[0] / measured[n] - 1 for n in (40, 80)]
+    assert 0.1 < over[0] < over[1], over
+
+
+def test_distances_refuses_rows_without_the_counters():
+    rows = [{"workload": "w", "kernel_variant": "v", "backend": "gem5", "cores": n, "ops": 1000 * n,
+             "cycles_per_op": 1000.0} for n in (1, 2, 4)]
+    with pytest.raises(Exception, match="counters"):
+        sockets.Distances(Board.make("board=e7-8870")).fit(rows)

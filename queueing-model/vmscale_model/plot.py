@@ -82,7 +82,8 @@ def piggin_figure(stem, v=100_000.0, s=500e-9, max_cores=64, ops=20_000, seed=1)
 # Each method's line in a study figure: colour, style, width.
 STYLES = {"line": ("tab:blue", "-", 1.6), "usl": ("tab:red", "--", 1.2), "counters": ("tab:green", "-.", 1.2),
           "hotlines": ("tab:purple", (0, (5, 1, 1, 1)), 1.4), "sockets": ("tab:orange", "-", 1.4),
-          "hotboard": ("tab:brown", "--", 1.4), "hotlocks": ("black", ":", 1.6), "phases": ("tab:cyan", "-", 2.0)}
+          "hotboard": ("tab:brown", "--", 1.4), "hotlocks": ("black", ":", 1.6), "phases": ("tab:cyan", "-", 2.0),
+          "distances": ("tab:gray", (0, (1, 1)), 1.4)}
 
 
 def study_curve(r: dict, stem, title, note=None, max_cores=256):

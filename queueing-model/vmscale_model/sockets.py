@@ -147,6 +147,49 @@ class BoardDistances:
                 f"{p['transfers']:.2f} transfers")
 
 
+class Distances:
+    """The study's null method: no queue at all.  The cost of an operation at the largest fitted
+    count n0, C(n0) = n0 / X(n0), carried to N cores by the board's distances alone:
+
+        C(N) = C(n0) + M (R_bank(N) - R_bank(n0)) + F (R_mem(N) - R_mem(n0)),   X(N) = N / C(N)
+
+    (M, F at n0, as Carried's think time).  Nothing is fitted.  Where it holds, the curve's growth
+    past its sockets is the misses' longer paths, not a line or lock that queues (`reclaim` under
+    RCU warmed up: +213 of +244 cycles from 20 to 40 cores, FINDINGS session 59); where a contended
+    method beats it, the queue is real."""
+    name, label = "distances", "fitted count's cost carried by the board's distances, no queue"
+
+    def __init__(self, board):
+        self.board = board
+
+    def fit(self, rows) -> methods.Model:
+        d = methods._data(rows)
+        n0 = int(d.cores.max())
+        try:
+            k = per_op([r for r in rows if int(float(r["cores"])) == n0])
+        except fitlib.FitError as e:
+            raise methods.NoModel(str(e)) from e
+        cost0 = n0 / float(d.throughput[-1])
+        r0 = self.board.miss_cycles(n0)
+        cache = {}
+
+        def cost(n: int) -> float:
+            if n not in cache:
+                m = self.board.miss_cycles(n)
+                cache[n] = (cost0 + k["misses"] * (m["l1_bank"] - r0["l1_bank"])
+                            + k["memory_fetches"] * (m["bank_memory"] - r0["bank_memory"]))
+            return cache[n]
+
+        params = {"cost": cost0, "at_cores": n0, "misses": k["misses"], "memory_fetches": k["memory_fetches"]}
+        return methods.Model(self.name, params, lambda cores: methods.Prediction(
+            np.array([n / cost(int(n)) for n in cores], dtype=float)))
+
+    @staticmethod
+    def describe(p) -> str:
+        return (f"{p['cost']:,.0f} cycles/op at {p['at_cores']}; per op: {p['misses']:.1f} misses, "
+                f"{p['memory_fetches']:.2f} memory fetches")
+
+
 def predict(rows: list, train_max: int, miss_cycles, transfer_cycles) -> dict:
     """Fit on core counts <= train_max; predict every core count of the rows.
 

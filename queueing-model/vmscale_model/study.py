@@ -254,6 +254,7 @@ def study(rows: list, train_max: int = 16, min_points: int = 5, law: str = "cros
         if board_obj is not None:
             from vmscale_model import hotcarried, phases, sockets
             methods.append(sockets.BoardDistances(board_obj, law))
+            methods.append(sockets.Distances(board_obj))
             if trace:
                 methods.append(hotcarried.HotLinesOnBoard(trace, board_obj))
                 if profiled:
