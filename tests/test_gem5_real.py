@@ -144,7 +144,8 @@ def test_a_shipped_point_re_made_here_gives_the_recorded_cycles(remade):
     here_k, here_i = here["kernel"]["vmlinux_sha256"], here["image"]["sha256"]
     if (here_k, here_i) != (m["kernel"]["vmlinux_sha256"], m["image"]["sha256"]):
         # our own sources changed since the record was made: the record is stale, not this machine
-        stale = _changed_since(m["vmscale_commit"], ["guest-workloads", "kernel-patches", "SConstruct.local"])
+        stale = _changed_since(m["vmscale_commit"], ["guest-workloads", "kernel-patches/*.patch", "kernel-patches/config",
+                                                      "SConstruct.local"])
         assert not stale, (f"{RECORD} was made at {m['vmscale_commit']}; {', '.join(stale)} changed since: "
                            f"re-make it with results/{RECORD}/make.sh")
         pytest.skip(f"this machine built another kernel or image ({here_k[:12]}, {here_i[:12]}) than the record's "

@@ -73,3 +73,19 @@ def test_the_cover_letter_numbers_the_series_and_maps_every_patch():
     body = cover.split("Map of the series", 1)[1]
     named = {int(n) for n in re.findall(r"(?<![\d/])(\d{2})(?![\d/])", body)}
     assert named >= set(range(1, len(patches) + 1)), sorted(set(range(1, len(patches) + 1)) - named)
+
+
+def test_the_pinned_debian_source_is_the_records_and_a_build_from_another_says_so():
+    import json
+    from vmscale import kernel, paths
+    pin = kernel.parse_pin((paths.PATCH_DIR / "debian-source").read_text())
+    assert pin["package"] == "linux-source-6.12" and pin["version"].startswith("6.12.")
+    assert len(pin["sha256"]) == 64 and int(pin["sha256"], 16) >= 0
+    # the source of the record every CI re-makes (results/gem5-rerun-2c): the pin is what it was built from
+    m = json.loads((paths.REPO / "results" / "gem5-rerun-2c" / "run" / "manifest.json").read_text())
+    assert m["kernel"]["source"]["sha256"] == pin["sha256"]
+    assert m["kernel"]["version"] == pin["version"].split("-")[0]
+    assert kernel.pin_warning(pin["sha256"], pin) is None
+    other = kernel.pin_warning("0" * 64, pin)
+    assert "not linux-source-6.12 " + pin["version"] in other and f"={pin['version']}" in other
+    assert kernel.pin_warning("0" * 64, {}) is None          # no pin: nothing to compare with

@@ -111,6 +111,21 @@ def build_env(tree: Path, out: Path, environ=None) -> dict:
                 KCFLAGS=(environ.get("KCFLAGS", "") + " " + maps).strip(), LC_ALL="C", TZ="UTC")
 
 
+def parse_pin(text: str) -> dict:
+    """kernel-patches/debian-source: key=value lines (package, version, sha256), # comments."""
+    return dict(line.split("=", 1) for line in text.splitlines() if "=" in line and not line.startswith("#"))
+
+
+def pin_warning(source_sha256: str, pin: dict):
+    """What to say when a build's source is not the pinned one the records were built from (None if it is)."""
+    if not pin.get("sha256") or source_sha256 == pin["sha256"]:
+        return None
+    return (f"kernel: warning: this source (sha256 {source_sha256[:12]}) is not {pin.get('package', 'the pinned source')} "
+            f"{pin.get('version', '')} (sha256 {pin['sha256'][:12]}), which the records were built from: the kernel "
+            f"builds, but its gem5 points will not re-make the records' ticks (apt-get install "
+            f"{pin.get('package', 'linux-source-6.12')}={pin.get('version', '')}, or scripts/setup.sh)")
+
+
 # --- I/O --------------------------------------------------------------------
 
 def resolve_source(source=None) -> Path:
@@ -331,6 +346,11 @@ def build_kernel(flavor="normal", source=None, jobs=None) -> dict:
         if manifest:
             return manifest
     tree = extract_source(tarball)
+    pin = paths.PATCH_DIR / "debian-source"
+    note = pin_warning((tree / ".vmscale-source-sha256").read_text().strip(),
+                       parse_pin(pin.read_text()) if pin.is_file() else {})
+    if note:
+        print(note, file=sys.stderr, flush=True)
     series = apply_series(tree, patches)
     configure(tree, out, flavor, series)
     make_kernel(tree, out, jobs or os.cpu_count() or 1)
