@@ -23,8 +23,8 @@ if [ "${FRESH:-0}" != 0 ] || [ ! -f "$d/manifest.json" ]; then
   rm -rf "$d"
   .venv/bin/vmscale checkpoint --cores 20 --gem5 board=e7-8870
   .venv/bin/vmscale run --backend gem5 --cores 20 --gem5 board=e7-8870 --gem5 cpu=timing --gem5 hotlines=1 \
-      --workload reclaim --kernel-variant stock --param reclaim.iters=2000 --param reclaim.chunk=50 \
-      --param reclaim.every=1 --param reclaim.warmup=2000 --out "$d"
+      --workload reclaim --kernel-variant stock --param reclaim.chunk=50 --param reclaim.every=1 \
+      --param reclaim.iters=2000 --param reclaim.warmup=2000 --out "$d"
   # the trace kept as xz in 4 MiB parts (no tracked file reaches 5 MiB; `vmscale hotlines` reads them in order)
   (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini && zcat hotlines.events.gz | xz -9 -T1 \
       > hotlines.events.xz && rm hotlines.events.gz && split -b 4M hotlines.events.xz hotlines.events.xz.part- \
