@@ -15,7 +15,7 @@ SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
 pin=$(sed -n 's/^version=//p' kernel-patches/debian-source)
 have=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || true)
 if [ -n "$pin" ] && [ "$have" != "$pin" ]; then
-  apt-cache show "linux-source-6.12=$pin" >/dev/null 2>&1 || $SUDO apt-get update -q >/dev/null
+  apt-cache show "linux-source-6.12=$pin" >/dev/null 2>&1 || $SUDO apt-get update -q >/dev/null || true
   if DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends --allow-downgrades \
        "linux-source-6.12=$pin" >/dev/null 2>&1; then
     echo "setup: linux-source-6.12 $pin, the records' kernel source (was ${have:-not installed})"
