@@ -4,8 +4,9 @@
 # ROI's nodes come from per-CPU page lists filled by frees as a long run's are, not from the zone refilling the empty
 # lists a restored boot checkpoint has (scripts/sweeps/gem5-e7-8870-reclaim-warmup.toml); then the table, the report
 # and the models fitted on 1-20 cores and judged at 40 (`study-20/`).  The sweep is resumable (complete jobs are kept);
-# GEM5 must be set for a job not complete.  PARSEC's curve (-warmup-parsec.toml, session 60) and 80 cores, RCU then
-# PARSEC in one job (-warmup-80.toml) beside it; and the hot lines of the warm RCU ROI traced at 20 cores.
+# GEM5 must be set for a job not complete.  PARSEC's curve (-warmup-parsec.toml, session 60); 80 cores, RCU and PARSEC
+# a restore each (-warmup-80.toml: not run to its end yet; its warm-up alone outlasts a 3-hour session here, RUNLOG
+# session 60, so give it a Slurm job: `vmscale sweep slurm`); and the hot lines of the warm RCU ROI traced at 20 cores.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-reclaim-warmup
