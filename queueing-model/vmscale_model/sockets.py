@@ -57,6 +57,13 @@ def per_op(rows: list) -> dict:
     return {"misses": m, "memory_fetches": f, "transfers": t}
 
 
+def farther(k: dict, miss: dict, miss0: dict) -> float:
+    """Cycles an operation gains when its misses (k: per_op) travel the board's round trips `miss`
+    instead of `miss0` (Board.miss_cycles at two core counts)."""
+    return (k["misses"] * (miss["l1_bank"] - miss0["l1_bank"])
+            + k["memory_fetches"] * (miss["bank_memory"] - miss0["bank_memory"]))
+
+
 HOLD_LEGS = 2 / 3     # of a hand-over's three legs, the two in which the old owner still holds the line
 SATURATED = 0.9       # the fit's utilisation of the line at n0 from which requests always wait
 
@@ -109,8 +116,7 @@ class Carried:
         r0, c0 = self.distances(self.n0)
         miss = [self.distances(n)[0] for n in cores]
         transfer = [self.distances(n)[1] for n in cores]
-        think = [self.think0 + k["misses"] * (m["l1_bank"] - r0["l1_bank"])
-                 + k["memory_fetches"] * (m["bank_memory"] - r0["bank_memory"]) for m in miss]
+        think = [self.think0 + farther(k, m, r0) for m in miss]
         service = [self.service0 + (k["transfers"] * (t - c0) if n > 1 else 0.0) for t, n in zip(transfer, cores)]
         runs = ownership_runs(self.service0, k["transfers"], self.utilisation,
                               [m["l1_bank"] - r0["l1_bank"] for m in miss], [t - c0 for t in transfer], cores)
@@ -176,8 +182,7 @@ class Distances:
         def cost(n: int) -> float:
             if n not in cache:
                 m = self.board.miss_cycles(n)
-                cache[n] = (cost0 + k["misses"] * (m["l1_bank"] - r0["l1_bank"])
-                            + k["memory_fetches"] * (m["bank_memory"] - r0["bank_memory"]))
+                cache[n] = cost0 + farther(k, m, r0)
             return cache[n]
 
         params = {"cost": cost0, "at_cores": n0, "misses": k["misses"], "memory_fetches": k["memory_fetches"]}
