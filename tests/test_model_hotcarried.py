@@ -192,6 +192,31 @@ def test_a_sleeping_locks_handoff_is_a_station_step_carried_as_its_hold():
     assert c.throughput([80])[0] == pytest.approx(solvers.mva(z, d, 80, handoff=h)["throughput"])
 
 
+def test_the_board_methods_meet_the_largest_fitted_count_and_carry_the_extra_work_from_there():
+    """The think time is anchored at the largest fitted count: the work outside the lines that 10 cores
+    hold beyond what one core's cost left (here the curve's 1% a core) is added to Z, so the model meets
+    the measured point at 10 and at 40 is Z(10) carried by the misses' longer paths."""
+    rows = _curve(10_000.0, 40.0)
+    m = hotcarried.HotLinesOnBoard(_trace(2.0, 100.0), Dist()).fit(rows)
+    measured = {int(r["cores"]): float(r["window_ops_per_cycle"]) for r in rows}
+    assert m.predict(np.array([10])).throughput[0] == pytest.approx(measured[10], rel=1e-6)
+    offset = m.params["anchor"]
+    assert offset > 0                       # 10 cores pay 9% more per op than one, and the line is no queue
+    c = hotcarried.Carried(rows, _trace(2.0, 100.0), Dist().miss_cycles, Dist().transfer_cycles)
+    z40, d40, _, _ = c.at(40)
+    assert m.predict(np.array([40])).throughput[0] == pytest.approx(solvers.mva(z40 + offset, d40, 40)["throughput"])
+    # the unanchored Carried (linecheck's) is unchanged: its 1-core point is still the measured one
+    assert c.offset == 0 and c.throughput([1])[0] == pytest.approx(1 / 10_000.0)
+
+
+def test_where_the_queues_alone_are_slower_than_the_fitted_point_the_anchor_stops_at_no_think_time():
+    rows = _curve(1_000.0, 1.0)
+    c = hotcarried.Carried(rows, _trace(0.9, 1_000.0 * 0.99 / 0.9), Dist().miss_cycles, Dist().transfer_cycles)
+    offset = hotcarried.anchor(c, lambda n: c.throughput([n])[0])
+    assert offset == pytest.approx(-c.think) and c.at(10)[0] == pytest.approx(0.0)
+    assert c.throughput([10])[0] < c.measured_n0
+
+
 def test_no_trace_at_or_below_the_fitted_counts_is_refused():
     with pytest.raises(methods.NoModel, match="no hot-line trace at or below"):
         hotcarried.Carried(_curve(1000.0, 1.0), _trace(0.5, 100, cores=20), Dist().miss_cycles,
@@ -259,18 +284,22 @@ def test_the_lock_models_band_is_the_sampling_error_of_each_locks_rate():
     """A lock seen 25 times in the sampled windows: its rate is known to 1/5 of itself, so the
     band's edges move its visits (and their demand at the smallest profiled count) by 1.645/5."""
     rows = _curve(10_000.0, 40.0)
-    held = _holds([(10, "folio_batch_move_lru", 2_000, 1.0)])
+    held = _holds([(10, "folio_batch_move_lru", 500, 1.0)])
     held[0]["holds"] = "25"
     model = hotcarried.HotLocksOnBoard(_trace(2.0, 100.0), held, Dist()).fit(rows)
-    p = model.predict([1, 40])
+    p = model.predict([10, 40])
     assert p.low[1] < p.throughput[1] < p.high[1]
-    assert p.low[0] == pytest.approx(p.throughput[0]) == pytest.approx(1 / 10_000.0)    # one core: by construction
+    # the largest fitted count: every edge is anchored there
+    assert p.low[0] == pytest.approx(p.throughput[0]) == pytest.approx(float(rows[-1]["window_ops_per_cycle"]))
     f = 1 + hotcarried.BAND_Z / 5
     c = hotcarried.Carried(rows, _trace(2.0, 100.0), Dist().miss_cycles, Dist().transfer_cycles, hold_rows=held)
     (k,) = c.locks
     assert k["seen"] == 25
+    low = hotcarried.Carried(rows, _trace(2.0, 100.0), Dist().miss_cycles, Dist().transfer_cycles, hold_rows=held,
+                             lock_z=hotcarried.BAND_Z)
+    offset = hotcarried.anchor(low, lambda n: low.throughput([n])[0])
     z, d, _, _ = c.at(40)
-    assert p.low[1] == pytest.approx(solvers.mva(z - 2_000 * (f - 1), d[:1] + [d[1] * f], 40)["throughput"])
+    assert p.low[1] == pytest.approx(solvers.mva(z - 500 * (f - 1) + offset, d[:1] + [d[1] * f], 40)["throughput"])
 
 
 def test_by_hand_the_phases_model_queues_the_faults_and_the_re_arm_one_after_the_other():
@@ -285,7 +314,8 @@ def test_by_hand_the_phases_model_queues_the_faults_and_the_re_arm_one_after_the
                                                        (10, "__page_cache_release.part.0", 2_000, 0.05)])]
     method = hotcarried.HotPhasesOnBoard(trace, held, Dist(), "fault")
     model = method.fit(rows)
-    assert model.predict([1]).throughput[0] == pytest.approx(1 / c1)        # one thread does the whole round
+    # anchored at the largest fitted count, the phases' own solution there
+    assert model.predict([10]).throughput[0] == pytest.approx(float(rows[-1]["window_ops_per_cycle"]), rel=1e-6)
     c = hotcarried.Carried(rows, trace, Dist().miss_cycles, Dist().transfer_cycles,
                            hold_rows=phases.split_holds("fault", held, {"pages": "64"}))
     lk = {k["name"]: k for k in c.locks}
@@ -298,6 +328,7 @@ def test_by_hand_the_phases_model_queues_the_faults_and_the_re_arm_one_after_the
     assert model.params["rearm_share"] == pytest.approx(share) and 0 < share < 1
     for n in (10, 40):
         z, d, _, h = c.at(n)
+        z += model.params["anchor"]
         want = phases.throughput(z * (1 - share), [d[0], d[2]], [h[0], h[2]], z * share, [d[1]], n)
         assert model.predict([n]).throughput[0] == pytest.approx(want)
     # the re-arm's time per operation at the traced count is the trace's quiet time

@@ -198,6 +198,8 @@ class Carried:
         self.think = m["think"] - sum(k["demand_low"] for k in self.locks)
         if self.locks and not self.think > 0:
             raise methods.NoModel("the hot lines' and locks' demand is not below the 1-core cost: no think time left")
+        self.offset = 0.0       # added to Z(N) by anchor()
+        self.measured_n0 = float(methods._data(rows).throughput[-1])
         x = solvers.mva(self.think, m["demands"], self.n_t)["throughput"]
         self.saturated = [x * s["demand"] >= SATURATED and s["visits"] < 1 for s in self.stations]
         self.outside_misses = max(0.0, self.per_op["misses"] - sum(s["visits"] for s in self.stations))
@@ -234,7 +236,8 @@ class Carried:
         (m1, _), (mn, cn), (mt, ct) = self._d(1), self._d(n), self._d(self.n_t)
         z = (self.think + self.outside_misses * (mn["l1_bank"] - m1["l1_bank"])
              + self.per_op["memory_fetches"] * (mn["bank_memory"] - m1["bank_memory"]) + self.shoot.per_op(n)
-             + self.received.per_op(n))
+             + self.received.per_op(n) + self.offset)
+        z = max(0.0, z)
         grow, reach = max(0.0, cn - ct), max(0.0, mn["l1_bank"] - mt["l1_bank"])
         demands, runs = [], []
         for s, sat in zip(self.stations, self.saturated):
@@ -256,6 +259,36 @@ class Carried:
         return np.array(out)
 
 
+def anchor(c: Carried, throughput, tol: float = 1e-9) -> float:
+    """Sets c.offset, the work outside the queues that the largest fitted count n0 holds beyond what
+    one core's cost left (communication that is no traced line: a neighbour's reads of each published
+    node, `reclaim`), so that throughput(n0) (the method's own solution at one count) meets the
+    measured point; returns it.  Z(N) is then carried from n0 as from one core.  The bound where the
+    queues alone are slower than the measured point (Z(n0) at 0) is kept."""
+    target, n0 = c.measured_n0, c.n0
+    c.offset = 0.0
+
+    def x(offset):
+        c.offset = offset
+        return throughput(n0)
+    lo = -c.at(n0)[0]             # Z(n0) = 0: the fastest the queues allow
+    if x(lo) <= target:
+        return c.offset
+    hi = max(1.0, c.think)
+    while x(hi) > target:
+        hi *= 2
+    for _ in range(200):            # throughput falls as Z grows: bisection
+        mid = (lo + hi) / 2
+        if x(mid) > target:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= tol * max(1.0, abs(hi)):
+            break
+    c.offset = (lo + hi) / 2
+    return c.offset
+
+
 class HotLinesOnBoard:
     """The study's method: a traced case's hot-line stations, carried by the board's distances."""
     name, label = "hotboard", "hot lines carried by the board's distances, not fitted"
@@ -266,17 +299,18 @@ class HotLinesOnBoard:
 
     def fit(self, rows) -> methods.Model:
         c = Carried(rows, self.trace_rows, self.board.miss_cycles, self.board.transfer_cycles, self.top)
+        anchor(c, lambda n: c.throughput([n])[0])
         return methods.Model(self.name, self._params(c), lambda cores: methods.Prediction(c.throughput(cores)))
 
     @staticmethod
     def _params(c: Carried) -> dict:
-        return {"think": c.think, "stations": len(c.stations), "traced_at": c.n_t, "at_cores": c.n0,
+        return {"think": c.think, "anchor": c.offset, "stations": len(c.stations), "traced_at": c.n_t, "at_cores": c.n0,
                 "demand": sum(s["demand"] for s in c.stations), "runs": sum(c.saturated), **c.per_op,
                 "shootdowns": "; ".join(x for x in (c.shoot.describe(), c.received.describe()) if x)}
 
     @staticmethod
     def describe(p) -> str:
-        return (f"Z {p['think']:.4g}, {p['stations']} lines, D {p['demand']:.4g} (traced at {p['traced_at']}); "
+        return (f"Z {p['think']:.4g} {p.get('anchor', 0.0):+.4g} at {p['at_cores']}, {p['stations']} lines, D {p['demand']:.4g} (traced at {p['traced_at']}); "
                 f"per op at {p['at_cores']}: {p['misses']:.0f} misses; {p['runs']} line(s) held in runs"
                 + (f"; {p['shootdowns']}" if p.get("shootdowns") else ""))
 
@@ -294,6 +328,7 @@ class HotLocksOnBoard(HotLinesOnBoard):
                     self.hold_rows)
         if not c.locks:
             raise methods.NoModel("no lock holds profiled at or below the fitted core counts")
+        anchor(c, lambda n: c.throughput([n])[0])
         params = {**self._params(c), "locks": [dict(lk) for lk in c.locks]}
         # the band: every lock's rate at the 5% and 95% of its sampling error (more demand, less throughput)
         try:
@@ -301,6 +336,9 @@ class HotLocksOnBoard(HotLinesOnBoard):
                               self.hold_rows, lock_z=z) for z in (BAND_Z, -BAND_Z))
         except methods.NoModel:
             lo = hi = c
+        for b in {id(lo): lo, id(hi): hi}.values():     # each edge meets the measured point at n0 too
+            if b is not c:
+                anchor(b, lambda n, b=b: b.throughput([n])[0])
         return methods.Model(self.name, params, lambda cores: methods.Prediction(
             c.throughput(cores), lo.throughput(cores), hi.throughput(cores)))
 
@@ -350,7 +388,9 @@ class HotPhasesOnBoard(HotLocksOnBoard):
                                   "(`vmscale hotlines` of its run measures it)")
         z, _, _, d_r, h_r = self._phase(c, c.n_t)
         z_r = phases.rearm_think(quiet, d_r, c.n_t, h_r)
-        return c, quiet, min(1.0, z_r / z) if z > 0 else 0.0
+        share = min(1.0, z_r / z) if z > 0 else 0.0
+        anchor(c, lambda n: self._throughput(c, quiet, share, [n])[0])
+        return c, quiet, share
 
     @staticmethod
     def _phase(c: Carried, n: int) -> tuple:
