@@ -363,9 +363,12 @@ def test_fault_with_its_locks_is_predicted_at_four_and_eight_times_the_fitted_co
         assert all(abs(e) < 0.15 for e in best[1:]), (v, err, one)
         assert all(abs(e) < abs(u) / 3 for e, u in zip(best, usl))
         assert 0.2 < r["methods"]["phases"]["params"]["rearm_share"] < 0.8
-    # rcu's traced line moves too rarely to time its phases: no such model, and no error for it
-    rcu = next(k for k in out if k.startswith("fault/rcu/"))
-    assert "phases" not in out[rcu]["methods"] or "error" not in out[rcu]["methods"]["phases"]
+    # rcu, traced at 20 cores since session 61 (its 10-core trace had no quiet time to time the phases by):
+    # within 5% at 40, and at 80 within 5% of the steady state, which its 2-round window there is 12.6% faster than
+    rcu = out[next(k for k in out if k.startswith("fault/rcu/"))]
+    assert rcu["methods"]["hotlocks"]["params"]["traced_at"] == 20 and "error" in rcu["methods"]["phases"]
+    assert abs(rcu["methods"]["hotlocks"]["error"][0]) < 0.05
+    assert all(abs(rcu["steady"]["80"]["error"][m]) < 0.05 for m in ("hotlocks", "phases"))
 
 
 def test_the_locked_page_caches_i_pages_lock_with_its_handoffs_carries_it_to_40():

@@ -4,7 +4,8 @@
 # its ROI traced (--gem5 hotlines=1: the trace changes no simulated figure) and `vmscale hotlines`
 # naming the lines (hotlines.txt, hotlines.csv): the stations of the hot-line model.  One run
 # directory per case, kept unless FRESH=1; the record's cases (below: all three at 10 cores, stock and rwlock at
-# 20, rwlock at 80 (session 41), stock at 80 (session 46), or COUNTS="10 20" and VARIANTS="stock" (their product).  GEM5 must be set for a
+# 20, rwlock at 80 (session 41), stock at 80 (session 46), rcu at 20 (session 61), or COUNTS="10 20" and
+# VARIANTS="stock" (their product).  GEM5 must be set for a
 # run that is not kept.
 # Every trace to 40 cores holds 2,560 faults (64 pages, 40 / cores rounds per thread, at least one: 4 at 10, as the curve's
 # points, 2 at 20): the rates per fault are the model's stations, and a trace's host time grows with its
@@ -12,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-fault-hotlines
-record="10:stock 10:rwlock 10:rcu 20:stock 20:rwlock 80:rwlock 80:stock"
+record="10:stock 10:rwlock 10:rcu 20:stock 20:rwlock 20:rcu 80:rwlock 80:stock"
 if [ -n "${COUNTS:-}${VARIANTS:-}" ]; then
   record=""
   for n in ${COUNTS:-10}; do for v in ${VARIANTS:-stock rwlock rcu}; do record+=" $n:$v"; done; done
