@@ -284,8 +284,12 @@ def anchor(c: Carried, throughput, tol: float = 1e-9) -> float:
     if x(lo) <= target:
         return c.offset
     hi = max(1.0, c.think)
-    while x(hi) > target:
+    for _ in range(200):            # throughput falls to 0 as Z grows: a bound is found long before
+        if not x(hi) > target:
+            break
         hi *= 2
+    else:
+        raise methods.NoModel(f"no think time brings the model to the measured throughput at {n0} cores")
     for _ in range(200):            # throughput falls as Z grows: bisection
         mid = (lo + hi) / 2
         if x(mid) > target:
