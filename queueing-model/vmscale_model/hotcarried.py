@@ -24,8 +24,9 @@ Z is then anchored at the largest fitted count n0 (anchor()): a constant is adde
 the method's own solution at n0 meets the measured point there.  It is the work outside the queues
 that n0 cores do beyond what one core's cost left: communication on no traced line (`reclaim`'s
 neighbour reads of each published node: 1.15 misses per operation at one core, 3.8-4.3 from two on),
-or a queue the trace does not hold (Linux's `local`: 6 M cycles at 20 cores, which its mmap_lock's
-cycle as a lock station explains).  The held-out counts are then carried from n0 as the no-queue
+or a queue the trace does not hold (Linux's `local`: 5.9 M cycles an operation at 20 cores for its lines
+alone, 3.7 M beside mmap_lock's cycle as a lock station, which saturates past 20 cores, so that there
+the constant changes no prediction).  The held-out counts are then carried from n0 as the no-queue
 method (sockets.Distances) carries its cost; the one-core point is no longer met by construction.
 Where the queues alone are slower than the measured point, Z(n0) stops at 0.
 
@@ -35,8 +36,8 @@ path lengthens its runs as well as its hand-offs, and the line's visits per oper
 demand follows sockets.ownership_runs (that module's docstring), from the trace's v_k and s_k
 instead of a fitted S.  R and C are the board's
 (vmscale_gem5.board.Board.miss_cycles, transfer_cycles: the caller passes them).  Exact MVA with
-one queue per line and Z(N) as delay.  Nothing is fitted to the curve: the trace, the 1-core
-cost, the counters at the fitted counts and the board's graph.
+one queue per line and Z(N) as delay.  Nothing is fitted to the held-out counts: the trace, the
+1-core and the largest fitted count's costs, the counters at the fitted counts and the board's graph.
 
 Locks (`HotLocksOnBoard`): a spinlock that CPUs queue on serves each for its holder's hold, not
 for its line's hand-off.  With the lock holds of a profiled run of the case (`vmscale threads`'
