@@ -212,7 +212,7 @@ def test_the_board_methods_meet_the_largest_fitted_count_and_carry_the_extra_wor
 def test_where_the_queues_alone_are_slower_than_the_fitted_point_the_anchor_stops_at_no_think_time():
     rows = _curve(1_000.0, 1.0)
     c = hotcarried.Carried(rows, _trace(0.9, 1_000.0 * 0.99 / 0.9), Dist().miss_cycles, Dist().transfer_cycles)
-    offset = hotcarried.anchor(c, lambda n: c.throughput([n])[0])
+    offset = hotcarried.anchor(c)
     assert offset == pytest.approx(-c.think) and c.at(10)[0] == pytest.approx(0.0)
     assert c.throughput([10])[0] < c.measured_n0
 
@@ -297,7 +297,7 @@ def test_the_lock_models_band_is_the_sampling_error_of_each_locks_rate():
     assert k["seen"] == 25
     low = hotcarried.Carried(rows, _trace(2.0, 100.0), Dist().miss_cycles, Dist().transfer_cycles, hold_rows=held,
                              lock_z=hotcarried.BAND_Z)
-    offset = hotcarried.anchor(low, lambda n: low.throughput([n])[0])
+    offset = hotcarried.anchor(low)
     z, d, _, _ = c.at(40)
     assert p.low[1] == pytest.approx(solvers.mva(z - 500 * (f - 1) + offset, d[:1] + [d[1] * f], 40)["throughput"])
 

@@ -269,13 +269,15 @@ class Carried:
         return np.array(out)
 
 
-def anchor(c: Carried, throughput, tol: float = 1e-9) -> float:
+def anchor(c: Carried, throughput=None, tol: float = 1e-9) -> float:
     """Sets c.offset, the work outside the queues that the largest fitted count n0 holds beyond what
     one core's cost left (communication that is no traced line: a neighbour's reads of each published
     node, `reclaim`), so that throughput(n0) (the method's own solution at one count) meets the
-    measured point; returns it.  Z(N) is then carried from n0 as from one core.  The bound where the
-    queues alone are slower than the measured point (Z(n0) at 0) is kept."""
+    measured point; returns it.  throughput(n): the method's solution at n cores (c's one network by
+    default).  Z(N) is then carried from n0 as from one core.  The bound where the queues alone are
+    slower than the measured point (Z(n0) at 0) is kept."""
     target, n0 = c.measured_n0, c.n0
+    throughput = throughput or (lambda n: c.throughput([n])[0])
     c.offset = 0.0
 
     def x(offset):
@@ -313,7 +315,7 @@ class HotLinesOnBoard:
 
     def fit(self, rows) -> methods.Model:
         c = Carried(rows, self.trace_rows, self.board.miss_cycles, self.board.transfer_cycles, self.top)
-        anchor(c, lambda n: c.throughput([n])[0])
+        anchor(c)
         return methods.Model(self.name, self._params(c), lambda cores: methods.Prediction(c.throughput(cores)))
 
     @staticmethod
@@ -342,7 +344,7 @@ class HotLocksOnBoard(HotLinesOnBoard):
                     self.hold_rows)
         if not c.locks:
             raise methods.NoModel("no lock holds profiled at or below the fitted core counts")
-        anchor(c, lambda n: c.throughput([n])[0])
+        anchor(c)
         params = {**self._params(c), "locks": [dict(lk) for lk in c.locks]}
         # the band: every lock's rate at the 5% and 95% of its sampling error (more demand, less throughput)
         try:
@@ -350,9 +352,8 @@ class HotLocksOnBoard(HotLinesOnBoard):
                               self.hold_rows, lock_z=z) for z in (BAND_Z, -BAND_Z))
         except methods.NoModel:
             lo = hi = c
-        for b in {id(lo): lo, id(hi): hi}.values():     # each edge meets the measured point at n0 too
-            if b is not c:
-                anchor(b, lambda n, b=b: b.throughput([n])[0])
+        for edge in {lo, hi} - {c}:        # each edge meets the measured point at n0 too
+            anchor(edge)
         return methods.Model(self.name, params, lambda cores: methods.Prediction(
             c.throughput(cores), lo.throughput(cores), hi.throughput(cores)))
 

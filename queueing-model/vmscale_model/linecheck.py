@@ -67,7 +67,7 @@ def check(rows: list, trace_rows: list, board, train_max: int = 20, top: int = 0
     traced count; board: its vmscale_gem5 Board."""
     fitted = [r for r in rows if int(float(r["cores"])) <= train_max]
     c = hotcarried.Carried(fitted, trace_rows, board.miss_cycles, board.transfer_cycles, top)
-    hotcarried.anchor(c, lambda n: c.throughput([n])[0])       # as the study's hotboard
+    hotcarried.anchor(c)       # as the study's hotboard
     x_meas = {int(float(r["cores"])): float(r["window_ops_per_cycle"]) for r in rows
               if float(r.get("window_ops_per_cycle") or "nan") > 0}
     traced_at = {int(r["cores"]) for r in trace_rows if r.get("cores") and int(r["cores"]) > train_max}

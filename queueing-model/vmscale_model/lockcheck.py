@@ -33,7 +33,7 @@ def check(rows: list, trace_rows: list, hold_rows: list, board, train_max: int =
                            [r for r in hold_rows if int(float(r["cores"])) <= train_max])
     if not c.locks:
         raise methods.NoModel(f"no lock holds profiled at or below {train_max} cores")
-    hotcarried.anchor(c, lambda n: c.throughput([n])[0])       # as the study's hotlocks
+    hotcarried.anchor(c)       # as the study's hotlocks
     x_meas = {int(float(r["cores"])): float(r["window_ops_per_cycle"]) for r in rows
               if int(float(r["cores"])) > train_max and methods._num(r, "window_ops_per_cycle") > 0}
     profiled_at = {int(float(r["cores"])) for r in hold_rows if int(float(r["cores"])) > train_max}
