@@ -76,3 +76,19 @@ def test_figures_and_ratios_use_the_window_cost_when_every_row_has_it(tmp_path):
     rows[-1]["window_cycles_per_op"] = ""   # one row without the window figure: thread means for all
     assert cost_metric(rows)[0] == "cycles_per_op"
     assert "thread mean" in published.our_ratios(rows) and "refcache / stock = 1.23" in published.our_ratios(rows)
+
+
+def test_ratios_divide_curves_of_one_roi_size_only():
+    """Two ROI sizes of one design are two curves: a ratio never sets one size's cost over
+    another's (the warm record's local once read stock at 10 rounds over per-core at 40), and a
+    design measured at one size only is compared at that size, though its label names none."""
+    rows = [{"workload": "local", "kernel_variant": v, "backend": "gem5", "cores": n, "threads": n,
+             "ops": k * n, "window_cycles_per_op": c * (2 if k == 10 else 1) * n}
+            for v, c, sizes in (("stock", 100, (10, 40)), ("radixvm-percore", 1, (10, 40)), ("radixvm", 5, (40,)))
+            for k in sizes for n in (1, 8)]
+    text = published.our_ratios(rows)
+    first, sep, rest = text.partition(" Curves of another ROI size, ")
+    assert sep and "[10 ops/thread]" not in first and "[40 ops/thread]" not in rest
+    assert "stock [40 ops/thread] / radixvm-percore [40 ops/thread] = 100.00" in first
+    assert "radixvm / radixvm-percore [40 ops/thread] = 5.00" in first        # one size: no suffix
+    assert "stock [10 ops/thread] / radixvm-percore [10 ops/thread] = 100.00" in rest

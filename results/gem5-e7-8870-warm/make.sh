@@ -27,6 +27,12 @@ done
 record+=" 10:fault-stock-4 160:local-radixvm-percore 160:fault-stock 160:fault-rwlock"
 # fault's 4-round points at 40 and 80 (sessions 47, 48): the slope from 2 rounds is the steady state there
 record+=" 40:fault-rwlock-4 40:fault-rcu-4 80:fault-rcu-4 80:fault-rwlock-4 40:fault-stock-4 80:fault-stock-4"
+# and at 1-20 (session 62): the steady-state curve of its own, fitted on two sockets and judged at 40 and 80
+for n in 1 2 4 10 20; do
+  for c in fault-stock-4 fault-rwlock-4 fault-rcu-4; do
+    [ "$n:$c" = 10:fault-stock-4 ] || record+=" ${n}:$c"
+  done
+done
 if [ -n "${CORES:-}${CASES:-}" ]; then
   record=""
   for n in ${CORES:-10 20 40 80}; do for c in ${CASES:-$all}; do record+=" ${n}:$c"; done; done

@@ -146,12 +146,15 @@ def markdown(workload: str) -> str:
 
 def our_ratios(rows: list) -> str:
     """Each variant's cost per operation over the cheapest one's, at the largest core count
-    every variant reached, and each variant's growth from its smallest multi-core count."""
-    from vmscale.rows import cost_metric, curve_labels
+    every variant reached, and each variant's growth from its smallest multi-core count.
+    Curves of different ROI sizes are never divided by each other: each size whose curves
+    cover two designs gets its own sentence, the size with the most points first."""
+    from vmscale.rows import cost_metric, curve_labels, ops_per_thread
     key, metric = cost_metric(rows)
-    by = {}
+    by, size = {}, {}
     for r, label in zip(rows, curve_labels(rows, with_backend=False)):   # boards and ROI sizes apart
         by.setdefault(label, {}).setdefault(int(r["cores"]), []).append(float(r[key]))
+        size[label] = ops_per_thread(r)     # a design made at one size only has no size in its label
     # a ROI size made at under half the counts of the same design's main size (a longer ROI checking
     # that curve at a few counts) is not a curve to compare
     design = {v: v.split(" [")[0] for v in by}      # the label without curve_labels' size suffix
@@ -159,7 +162,19 @@ def our_ratios(rows: list) -> str:
     for v, pts in by.items():
         most[design[v]] = max(most.get(design[v], 0), len(pts))
     by = {v: {n: sum(x) / len(x) for n, x in pts.items()} for v, pts in by.items()
-          if 2 * len(pts) >= most[design[v]]}
+          if 2 * len(pts) >= most[design[v]] and len(pts) > 1}     # one point is not a curve
+    sizes = {}
+    for v in by:
+        sizes.setdefault(size[v], []).append(v)
+    groups = sorted(sizes.values(), key=lambda vs: (-len(vs), -sum(len(by[v]) for v in vs)))
+    sentences = [s for s in (_ratio_sentence({v: by[v] for v in vs}, i > 0) for i, vs in enumerate(groups)) if s]
+    if not sentences:
+        return ""
+    return f"Ours (cycles per operation, {metric}) " + " ".join(sentences)
+
+
+def _ratio_sentence(by: dict, name_size: bool) -> str:
+    """One ROI size's curves: ratios at their largest common count, and each one's growth."""
     common = set.intersection(*(set(v) for v in by.values())) if by else set()
     if len(by) < 2 or not common:
         return ""
@@ -171,4 +186,5 @@ def our_ratios(rows: list) -> str:
         multi = sorted(c for c in by[v] if c > 1)
         if multi and max(multi) > multi[0]:
             growth.append(f"{v} {by[v][max(multi)] / by[v][multi[0]]:.2f}x from {multi[0]} to {max(multi)} cores")
-    return (f"Ours (cycles per operation, {metric}) at {n} cores: {'; '.join(parts)}. Growth: {'; '.join(growth)}.")
+    return (("Curves of another ROI size, " if name_size else "") + f"at {n} cores: {'; '.join(parts)}. "
+            f"Growth: {'; '.join(growth)}.")
