@@ -500,23 +500,40 @@ static int ncpus;
  * thread to start and the first to finish each read every thread's op count
  * (one line per thread, once), so the window is as fine as a workload counts
  * its ops.
+ *
+ * That read is not instantaneous: each count is a line its thread last
+ * wrote, a transfer of 116-450 cycles across the reference board's sockets,
+ * so a scan of 160 counts takes ~80k cycles.  Each read is timed, and an
+ * edge of the window is the mean time of its scan's reads: the counts and
+ * the edge then stand for the same moment.  (Until session 63 the open
+ * read the counts before its time and the close after its time, so both
+ * scans' operations were counted and neither scan's cycles: +9% to +97% on
+ * 2,000-pair refcount ROIs at 80-160 cores, FINDINGS, session 63.)  Each
+ * scan's duration is reported, the edges' uncertainty.
  */
 static atomic_int started, finished;
 static uint64_t window_open, window_close, ops_open, ops_close;
-
-static uint64_t ops_now(void)
-{
-	uint64_t sum = 0;
-
-	for (int i = 0; i < nthreads; i++)
-		sum += __atomic_load_n(&workers[i].ops, __ATOMIC_RELAXED);
-	return sum;
-}
+static uint64_t scan_open, scan_close;	/* cycles each edge's scan took */
 
 static inline uint64_t cycles_now(void)
 {
 	_mm_lfence();
 	return __rdtsc();
+}
+
+/* every thread's op count, and (*at) the mean time of the reads, (*took) their span */
+static uint64_t ops_now(uint64_t *at, uint64_t *took)
+{
+	uint64_t sum = 0, t0 = cycles_now(), t = t0, tsum = 0;
+
+	for (int i = 0; i < nthreads; i++) {
+		sum += __atomic_load_n(&workers[i].ops, __ATOMIC_RELAXED);
+		t = cycles_now();
+		tsum += t - t0;
+	}
+	*at = t0 + tsum / (nthreads ? nthreads : 1);
+	*took = t - t0;
+	return sum;
 }
 
 /*
@@ -643,17 +660,13 @@ static void *worker_main(void *arg)
 	 * one line queue for ~200k cycles, which a thread's own cycles should not
 	 * hold (the window opens with the last add either way).
 	 */
-	if (atomic_fetch_add(&started, 1) + 1 == nthreads) {
-		ops_open = ops_now();
-		window_open = cycles_now();
-	}
+	if (atomic_fetch_add(&started, 1) + 1 == nthreads)
+		ops_open = ops_now(&window_open, &scan_open);
 	w->start = t0 = cycles_now();
 	workload.run(w);
 	w->cycles = cycles_now() - t0;
-	if (atomic_fetch_add(&finished, 1) == 0) {
-		window_close = cycles_now();
-		ops_close = ops_now();
-	}
+	if (atomic_fetch_add(&finished, 1) == 0)
+		ops_close = ops_now(&window_close, &scan_close);
 	barrier_wait();
 	if (w->tid == 0)
 		m5_work_end(0, 0);	/* gem5: dump the ROI's stats */
@@ -817,8 +830,10 @@ static void print_result(long long *before, long long *after, struct rusage *ru0
 		uint64_t wc = window_close > window_open ? window_close - window_open : 0;
 		uint64_t wo = wc && ops_close > ops_open ? ops_close - ops_open : 0;
 
-		fprintf(o, "\"window_ops\":%llu,\"window_cycles\":%llu,\"window_ops_per_cycle\":%.6g,",
-		       (unsigned long long)wo, (unsigned long long)wc, wc ? (double)wo / wc : 0.0);
+		fprintf(o, "\"window_ops\":%llu,\"window_cycles\":%llu,\"window_ops_per_cycle\":%.6g,"
+		       "\"window_open_scan_cycles\":%llu,\"window_close_scan_cycles\":%llu,",
+		       (unsigned long long)wo, (unsigned long long)wc, wc ? (double)wo / wc : 0.0,
+		       (unsigned long long)scan_open, (unsigned long long)scan_close);
 	}
 	if (workload.extra_name)
 		fprintf(o, "\"%s\":%llu,", workload.extra_name, (unsigned long long)extra);

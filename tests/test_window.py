@@ -22,6 +22,8 @@ def test_one_thread_the_window_is_the_whole_run(workloads_built):
     # the window opens just before the thread's own start stamp and closes just after its end: the same span
     assert res["window_cycles"] == pytest.approx(res["cycles"], rel=1e-3)
     assert res["window_ops_per_cycle"] == pytest.approx(res["window_ops"] / res["window_cycles"], rel=1e-5)
+    # each edge read the one count, timed: the scans' spans are reported (session 63)
+    assert res["window_open_scan_cycles"] > 0 and res["window_close_scan_cycles"] > 0
 
 
 def test_threads_that_finish_unevenly_count_only_while_all_ran(workloads_built):
@@ -36,6 +38,9 @@ def test_threads_that_finish_unevenly_count_only_while_all_ran(workloads_built):
     assert res["ops"] == 2 * 64 * 64 and cycles[0] > 1.5 * cycles[1], cycles     # uneven, as arranged
     # the window closed when thread 1 finished: thread 0 had not done all its faults
     assert 0 < res["window_ops"] < res["ops"] and res["window_cycles"] < max(cycles)
+    # its edges: two scans of both counts, each timed and far shorter than the window between them
+    scans = res["window_open_scan_cycles"], res["window_close_scan_cycles"]
+    assert all(0 < s < res["window_cycles"] / 10 for s in scans), (scans, res["window_cycles"])
     row = rows.make_row(run_id="t", backend="native", variant="stock", workload="fault", cores=2,
                         result=res, failure=None)
     # the per-thread mean stays, under its clear name, beside the window's cost per op per thread

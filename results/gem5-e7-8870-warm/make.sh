@@ -33,6 +33,8 @@ for n in 1 2 4 10 20; do
     [ "$n:$c" = 10:fault-stock-4 ] || record+=" ${n}:$c"
   done
 done
+# and the shared-table RadixVM's local at 160 (session 63): its curve's 8x point
+record+=" 160:local-radixvm"
 if [ -n "${CORES:-}${CASES:-}" ]; then
   record=""
   for n in ${CORES:-10 20 40 80}; do for c in ${CASES:-$all}; do record+=" ${n}:$c"; done; done

@@ -130,7 +130,11 @@ def _per_thread(r) -> str:
     k = stats.window_ops_per_thread(r)
     if k != k:
         return "-"
-    return f"**{k:.3g}** (coarse)" if stats.coarse_window(r) else f"{k:.3g}"
+    notes = ["coarse"] if stats.coarse_window(r) else []
+    if stats.wide_edges(r):
+        share, timed = stats.window_edges(r)
+        notes.append(f"edges {share:.0%}" if timed else f"untimed edges ~{share:.0%}")
+    return f"**{k:.3g}** ({'; '.join(notes)})" if notes else f"{k:.3g}"
 
 
 def report(table, out_dir, model=False) -> Path:
@@ -186,6 +190,14 @@ def report(table, out_dir, model=False) -> Path:
                       "counts whole steps: its throughput is exact only to about one step per thread "
                       "(low where the threads run in lockstep, each with one in flight at its close; "
                       "vmscale_gem5.stats.coarse_window). A longer ROI, or the slope between two ROI sizes, says more."]
+        if any(stats.wide_edges(r) for r in mine):
+            lines += ["", "**edges**: the window opens and closes with a scan of every thread's count, a line each "
+                      "(a transfer across the board's sockets per count); the scans spanned that share of the window, "
+                      "so where the threads' rates change during a scan the window's edges are uncertain by about as "
+                      "much. **untimed edges** (runs before session 63): the scans were not timed, and the window "
+                      "counted both scans' operations without their cycles, so its throughput is high by about that "
+                      f"share (each scan estimated at {stats.UNTIMED_SCAN_CYCLES} cycles a count; "
+                      "vmscale_gem5.stats.window_edges, FINDINGS, session 63)."]
         if any(stats.uneven_work(r) for r in mine):
             lines += ["", f"**uneven**: a core committed at least {stats.UNEVEN_WORK:g}x another core's instructions in "
                       "the ROI: something besides the workload's equal shares ran there (or its threads' shares are "

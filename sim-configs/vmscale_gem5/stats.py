@@ -159,6 +159,41 @@ def coarse_window(row: dict) -> bool:
     return many and window_ops_per_thread(row) / count_step(row) < COARSE_WINDOW_OPS
 
 
+# The window's edges are scans of every thread's count, a line each that its thread last wrote: a
+# transfer across the board's sockets per count.  Since session 63 each read is timed and an edge is the
+# mean time of its scan's reads (the harness reports each scan's span); before, the open read the counts
+# before its clock and the close after its own, so both scans' operations were counted and neither's
+# cycles (FINDINGS, session 63: 220-690 cycles a count at 20-160 cores, the board's transfer latencies).
+# Where the scans span at least EDGE_SCAN_SHARE of the window `vmscale report` flags the point: for a
+# timed row its edges are uncertain by that much (rates that change during a scan), for an untimed row
+# it is over-counted by about that much, each scan estimated at UNTIMED_SCAN_CYCLES a count (the most
+# measured: 16 sockets).
+EDGE_SCAN_SHARE = 0.05
+UNTIMED_SCAN_CYCLES = 700
+
+
+def window_edges(row: dict) -> tuple:
+    """(share of the window its two edge scans span, whether the scans were timed); (nan, False) for a
+    row without a window or a single thread."""
+    def num(key):
+        try:
+            return float(row.get(key))
+        except (TypeError, ValueError):
+            return math.nan
+    n, wc = num("threads"), num("window_cycles")
+    if not (n > 1 and wc > 0):
+        return math.nan, False
+    opened, closed = num("window_open_scan_cycles"), num("window_close_scan_cycles")
+    if opened == opened and closed == closed:
+        return (opened + closed) / wc, True
+    return 2 * n * UNTIMED_SCAN_CYCLES / wc, False
+
+
+def wide_edges(row: dict) -> bool:
+    """The flag `vmscale report` shows: the edges' scans span at least EDGE_SCAN_SHARE of the window."""
+    return bool(window_edges(row)[0] >= EDGE_SCAN_SHARE)
+
+
 def capacity_bound(row: dict) -> bool:
     """The check `vmscale report` flags (the thresholds above)."""
     def num(key):   # rows from a table.csv hold text

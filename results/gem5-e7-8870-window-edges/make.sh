@@ -1,0 +1,29 @@
+#!/bin/bash
+# The window's edges timed (session 63): refcount's three counters on the reference board, with the
+# harness whose window opens and closes at the mean time of its scans of every thread's count, beside
+# the same cases measured before (results/gem5-e7-8870-refcount-to-40c at 40 cores,
+# results/gem5-e7-8870-80c at 80), whose scans were untimed: the open read the counts before its clock
+# and the close after its own, so the window counted both scans' operations and neither scan's cycles
+# (a transfer across the board's sockets per count: FINDINGS, session 63).  The same parameters as those
+# records: 2,000 pairs a thread counted every 100.  One run directory per case, restored from one
+# checkpoint per core count; a case with a manifest is kept unless FRESH=1.  CORES="40" runs only those
+# core counts.  GEM5 must be set.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=results/gem5-e7-8870-window-edges
+for n in ${CORES:-40 80}; do
+  for v in percpu-ref refcache stock; do
+    d=$out/$(printf %03dc $n)-refcount-$v
+    [ "${FRESH:-0}" = 0 ] && [ -f "$d/manifest.json" ] && continue
+    rm -rf "$d"
+    .venv/bin/vmscale checkpoint --cores $n --gem5 board=e7-8870 --max-host-seconds 2400
+    .venv/bin/vmscale run --backend gem5 --cores $n --gem5 board=e7-8870 --workload refcount \
+        --kernel-variant $v --param refcount.iters=2000 --param refcount.chunk=100 --out "$d"
+    (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini)
+  done
+done
+# the table and report of the cases finished so far
+finished=$(ls -d "$out"/[0-9]*c-*/manifest.json 2>/dev/null | xargs -rn1 dirname)
+[ -n "$finished" ] || exit 0
+.venv/bin/vmscale collect --restat $finished -o "$out/table.csv"
+.venv/bin/vmscale report "$out/table.csv" --out "$out/report"
