@@ -502,14 +502,14 @@ static int ncpus;
  * its ops.
  *
  * That read is not instantaneous: each count is a line its thread last
- * wrote, a transfer of 116-450 cycles across the reference board's sockets,
- * so a scan of 160 counts takes ~80k cycles.  Each read is timed, and an
- * edge of the window is the mean time of its scan's reads: the counts and
- * the edge then stand for the same moment.  (Until session 63 the open
- * read the counts before its time and the close after its time, so both
- * scans' operations were counted and neither scan's cycles: +9% to +97% on
- * 2,000-pair refcount ROIs at 80-160 cores, FINDINGS, session 63.)  Each
- * scan's duration is reported, the edges' uncertainty.
+ * wrote, a transfer across the reference board's sockets (~390 cycles a
+ * count at 40 cores).  Each read is timed, and an edge of the window is the
+ * mean time of its scan's reads: the counts and the edge then stand for the
+ * same moment.  (Until session 63 the open read the counts before its time
+ * and the close after its own, so half of each scan was counted in
+ * operations and not in cycles: 1-6% of refcount's 2,000-pair windows at 40
+ * cores, FINDINGS, session 63.)  Each scan's span is reported: the edges'
+ * uncertainty where the threads' rates change during a scan.
  */
 static atomic_int started, finished;
 static uint64_t window_open, window_close, ops_open, ops_close;

@@ -192,12 +192,12 @@ def report(table, out_dir, model=False) -> Path:
                       "vmscale_gem5.stats.coarse_window). A longer ROI, or the slope between two ROI sizes, says more."]
         if any(stats.wide_edges(r) for r in mine):
             lines += ["", "**edges**: the window opens and closes with a scan of every thread's count, a line each "
-                      "(a transfer across the board's sockets per count); the scans spanned that share of the window, "
-                      "so where the threads' rates change during a scan the window's edges are uncertain by about as "
-                      "much. **untimed edges** (runs before session 63): the scans were not timed, and the window "
-                      "counted both scans' operations without their cycles, so its throughput is high by about that "
-                      f"share (each scan estimated at {stats.UNTIMED_SCAN_CYCLES} cycles a count; "
-                      "vmscale_gem5.stats.window_edges, FINDINGS, session 63)."]
+                      "(a transfer across the board's sockets per count), and each edge is the mean time of its "
+                      "scan's reads; the percentage is half the two scans' span over the window, what the edges are "
+                      "off by if the threads' rates change during a scan. **untimed edges** (runs before session 63): "
+                      "the window counted the scans' operations but not their cycles, so its throughput is high by "
+                      f"about that share (a scan estimated at {stats.UNTIMED_SCAN_CYCLES} cycles a count, an upper "
+                      "estimate; vmscale_gem5.stats.window_edges, FINDINGS, session 63)."]
         if any(stats.uneven_work(r) for r in mine):
             lines += ["", f"**uneven**: a core committed at least {stats.UNEVEN_WORK:g}x another core's instructions in "
                       "the ROI: something besides the workload's equal shares ran there (or its threads' shares are "

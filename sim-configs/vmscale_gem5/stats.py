@@ -160,21 +160,21 @@ def coarse_window(row: dict) -> bool:
 
 
 # The window's edges are scans of every thread's count, a line each that its thread last wrote: a
-# transfer across the board's sockets per count.  Since session 63 each read is timed and an edge is the
-# mean time of its scan's reads (the harness reports each scan's span); before, the open read the counts
-# before its clock and the close after its own, so both scans' operations were counted and neither's
-# cycles (FINDINGS, session 63: 220-690 cycles a count at 20-160 cores, the board's transfer latencies).
-# Where the scans span at least EDGE_SCAN_SHARE of the window `vmscale report` flags the point: for a
-# timed row its edges are uncertain by that much (rates that change during a scan), for an untimed row
-# it is over-counted by about that much, each scan estimated at UNTIMED_SCAN_CYCLES a count (the most
-# measured: 16 sockets).
+# transfer across the board's sockets per count (~390 cycles at 40 cores, four sockets: FINDINGS,
+# session 63).  Since session 63 each read is timed and an edge is the mean time of its scan's reads
+# (the harness reports each scan's span): exact while the threads' rates hold through a scan, else off
+# by up to half a scan.  Before, the open read the counts before its clock and the close after its own,
+# so the window counted half of each scan's span in operations and none in cycles: fast by about one
+# scan's worth.  Where that share reaches EDGE_SCAN_SHARE `vmscale report` flags the point: for a timed
+# row the edges' uncertainty, for an untimed one its over-count, a scan estimated at UNTIMED_SCAN_CYCLES
+# a count (an upper estimate: the most measured per count, at 80 cores).
 EDGE_SCAN_SHARE = 0.05
 UNTIMED_SCAN_CYCLES = 700
 
 
 def window_edges(row: dict) -> tuple:
-    """(share of the window its two edge scans span, whether the scans were timed); (nan, False) for a
-    row without a window or a single thread."""
+    """(one scan's worth of the window, the mean of its two edges' scans, as a share of it; whether the
+    scans were timed); (nan, False) for a row without a window or a single thread."""
     def num(key):
         try:
             return float(row.get(key))
@@ -185,8 +185,8 @@ def window_edges(row: dict) -> tuple:
         return math.nan, False
     opened, closed = num("window_open_scan_cycles"), num("window_close_scan_cycles")
     if opened == opened and closed == closed:
-        return (opened + closed) / wc, True
-    return 2 * n * UNTIMED_SCAN_CYCLES / wc, False
+        return (opened + closed) / 2 / wc, True
+    return n * UNTIMED_SCAN_CYCLES / wc, False
 
 
 def wide_edges(row: dict) -> bool:
