@@ -3,22 +3,26 @@
 # harness whose window opens and closes at the mean time of its scans of every thread's count, beside
 # the same cases measured before (results/gem5-e7-8870-refcount-to-40c at 40 cores,
 # results/gem5-e7-8870-80c at 80), whose scans were untimed: the open read the counts before its clock
-# and the close after its own, so the window counted both scans' operations and neither scan's cycles
-# (a transfer across the board's sockets per count: FINDINGS, session 63).  The same parameters as those
-# records: 2,000 pairs a thread counted every 100.  One run directory per case, restored from one
-# checkpoint per core count; a case with a manifest is kept unless FRESH=1.  CORES="40" runs only those
-# core counts.  GEM5 must be set.
+# and the close after its own, so the window counted half of each scan's span in operations and none in
+# cycles (a transfer across the board's sockets per count: FINDINGS, session 63).  The same parameters as
+# those records, 2,000 pairs a thread counted every 100, and ten times as many (a case named -20000):
+# there the scans and the start-up are a tenth of the window.  One run directory per case, restored from
+# one checkpoint per core count; a case with a manifest is kept unless FRESH=1.  CORES="40" runs only
+# those core counts.  GEM5 must be set.  (The 40- and 80-core 2,000-pair cases ran from commit
+# d841ec6c and 6f0efc3a with this harness: their manifests' image is this one's.)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-window-edges
 for n in ${CORES:-40 80}; do
-  for v in percpu-ref refcache stock; do
-    d=$out/$(printf %03dc $n)-refcount-$v
+  for c in percpu-ref refcache stock percpu-ref-20000 refcache-20000 stock-20000; do
+    v=${c%-20000} iters=2000
+    [ "$v" = "$c" ] || iters=20000
+    d=$out/$(printf %03dc $n)-refcount-$c
     [ "${FRESH:-0}" = 0 ] && [ -f "$d/manifest.json" ] && continue
     rm -rf "$d"
     .venv/bin/vmscale checkpoint --cores $n --gem5 board=e7-8870 --max-host-seconds 2400
     .venv/bin/vmscale run --backend gem5 --cores $n --gem5 board=e7-8870 --workload refcount \
-        --kernel-variant $v --param refcount.iters=2000 --param refcount.chunk=100 --out "$d"
+        --kernel-variant $v --param refcount.iters=$iters --param refcount.chunk=100 --out "$d"
     (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini)
   done
 done
