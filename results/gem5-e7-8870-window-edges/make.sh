@@ -7,13 +7,14 @@
 # cycles (a transfer across the board's sockets per count: FINDINGS, session 63).  The same parameters as
 # those records, 2,000 pairs a thread counted every 100, and ten times as many (a case named -20000):
 # there the scans and the start-up are a tenth of the window.  One run directory per case, restored from
-# one checkpoint per core count; a case with a manifest is kept unless FRESH=1.  CORES="40" runs only
-# those core counts.  GEM5 must be set.  (The 40- and 80-core 2,000-pair cases ran from commit
+# one checkpoint per core count (session 63 ran 1, 2, 4, 40 and 80; 10 and 20 are next, for the 20,000-pair
+# curve on one image); a case with a manifest is kept unless FRESH=1.  CORES="40" runs only those core
+# counts.  GEM5 must be set.  (The 40- and 80-core 2,000-pair cases ran from commit
 # d841ec6c and 6f0efc3a with this harness: their manifests' image is this one's.)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-window-edges
-for n in ${CORES:-40 80}; do
+for n in ${CORES:-1 2 4 10 20 40 80}; do
   for c in percpu-ref refcache stock percpu-ref-20000 refcache-20000 stock-20000; do
     v=${c%-20000} iters=2000
     [ "$v" = "$c" ] || iters=20000
