@@ -159,6 +159,14 @@ def coarse_window(row: dict) -> bool:
     return many and window_ops_per_thread(row) / count_step(row) < COARSE_WINDOW_OPS
 
 
+def _num(row: dict, key: str) -> float:
+    """A row's number (rows from a table.csv hold text); nan when absent or not a number."""
+    try:
+        return float(row.get(key))
+    except (TypeError, ValueError):
+        return math.nan
+
+
 # The window's edges are scans of every thread's count, a line each that its thread last wrote: a
 # transfer across the board's sockets per count (~390 cycles at 40 cores, four sockets: FINDINGS,
 # session 63).  Since session 63 each read is timed and an edge is the mean time of its scan's reads
@@ -167,7 +175,7 @@ def coarse_window(row: dict) -> bool:
 # so the window counted half of each scan's span in operations and none in cycles: fast by about one
 # scan's worth.  Where that share reaches EDGE_SCAN_SHARE `vmscale report` flags the point: for a timed
 # row the edges' uncertainty, for an untimed one its over-count, a scan estimated at UNTIMED_SCAN_CYCLES
-# a count (an upper estimate: the most measured per count, at 80 cores).
+# a count (an upper estimate: above the most measured, 555 a count at 80 cores).
 EDGE_SCAN_SHARE = 0.05
 UNTIMED_SCAN_CYCLES = 700
 
@@ -175,15 +183,10 @@ UNTIMED_SCAN_CYCLES = 700
 def window_edges(row: dict) -> tuple:
     """(one scan's worth of the window, the mean of its two edges' scans, as a share of it; whether the
     scans were timed); (nan, False) for a row without a window or a single thread."""
-    def num(key):
-        try:
-            return float(row.get(key))
-        except (TypeError, ValueError):
-            return math.nan
-    n, wc = num("threads"), num("window_cycles")
+    n, wc = _num(row, "threads"), _num(row, "window_cycles")
     if not (n > 1 and wc > 0):
         return math.nan, False
-    opened, closed = num("window_open_scan_cycles"), num("window_close_scan_cycles")
+    opened, closed = _num(row, "window_open_scan_cycles"), _num(row, "window_close_scan_cycles")
     if opened == opened and closed == closed:
         return (opened + closed) / 2 / wc, True
     return n * UNTIMED_SCAN_CYCLES / wc, False
@@ -196,12 +199,7 @@ def wide_edges(row: dict) -> bool:
 
 def capacity_bound(row: dict) -> bool:
     """The check `vmscale report` flags (the thresholds above)."""
-    def num(key):   # rows from a table.csv hold text
-        try:
-            return float(row.get(key))
-        except (TypeError, ValueError):
-            return math.nan
-    per_op, share = num("gem5.llc_evictions_per_op"), num("gem5.eviction_inv_share")
+    per_op, share = _num(row, "gem5.llc_evictions_per_op"), _num(row, "gem5.eviction_inv_share")
     return bool(per_op >= CAPACITY_EVICTIONS_PER_OP or share >= CAPACITY_INV_SHARE)
 
 
