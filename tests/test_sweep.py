@@ -365,6 +365,9 @@ def test_the_top_specs_ask_slurm_for_what_their_longest_points_took():
     top = sweep.load(REPO / "scripts" / "sweeps" / "gem5-e7-8870-160.toml")
     cases = {(j.points[0].values["workload"], j.points[0].values["kernel_variant"]) for j in sweep.jobs(top)}
     assert ("local", "stock") in cases and ("fault", "rcu") in cases and ("fault", "stock") not in cases
+    # Refcache at 160 on refcount's curve (20,000 pairs a thread, -window-edges): hours there, as its 2,000 pairs took
+    assert ("refcount", "refcache") in cases and ("refcount", "stock") not in cases
+    assert {j.points[0].values["param.refcount.iters"] for j in sweep.jobs(top)} == {20000}
     assert top.slurm["hours"] >= 36 and top.slurm["mem_gib"] > 10.7
     big = sweep.load(REPO / "scripts" / "sweeps" / "gem5-e7-8870-256.toml")
     assert {j.cores for j in sweep.jobs(big)} == {256} and len(sweep.jobs(big)) == 6

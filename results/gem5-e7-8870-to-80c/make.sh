@@ -7,18 +7,22 @@
 # model fitted on one socket (1-10 cores, judged at 20, 40 and 80: 2x, 4x, 8x) and on two (1-20, judged at 40 and 80: 2x, 4x), beside the
 # USL fitted to the same points, and the fit carried by the board's distances with its parts.  Since
 # session 36 the curves that results/gem5-e7-8870-160c has cases for go on to 160 cores (sixteen
-# sockets; the image whose threads exit in turn), so the two-socket fit is judged there at 8x.
+# sockets; the image whose threads exit in turn), so the two-socket fit is judged there at 8x.  Since session 64
+# refcount's curve is results/gem5-e7-8870-window-edges' 20,000 pairs a thread, on one image with the window's
+# edges timed (1-80 cores, and 160 for the shared atomic and percpu_ref), in place of the records' 2,000-pair
+# ROIs (gem5-e7-8870-refcount-to-40c, the 80- and 160-core records), whose edges were untimed and whose
+# start-up was a quarter of the window at 80 (FINDINGS, session 63).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-to-80c
-eighty=$(ls -d results/gem5-e7-8870-80c/080c-*/manifest.json | xargs -n1 dirname)   # finished cases only
-sixteen=$(ls -d results/gem5-e7-8870-160c/160c-*/manifest.json 2>/dev/null | xargs -rn1 dirname)
+eighty=$(ls -d results/gem5-e7-8870-80c/080c-fault-*/manifest.json | xargs -n1 dirname)   # finished cases only
+refcount=$(ls -d results/gem5-e7-8870-window-edges/*c-refcount-*-20000/manifest.json | xargs -n1 dirname)
 fig5=results/gem5-e7-8870-fig5 scr=results/gem5-e7-8870-share-cache-reclaim
-note="gem5 v24.0.0.1 Timing+Ruby MESI_Two_Level, board=e7-8870, window throughput; fault 1-10, 20, 40, 80 cores from two images, refcount 1-80 from one and 160 from another (results/gem5-e7-8870-image-check), the rest from one per record"
+note="gem5 v24.0.0.1 Timing+Ruby MESI_Two_Level, board=e7-8870, window throughput; fault 1-10, 20, 40, 80 cores from two images (results/gem5-e7-8870-image-check), refcount from one (20,000 pairs a thread, the window's edges timed), the rest from one per record"
 .venv/bin/vmscale collect --restat --replace results/gem5-e7-8870/jobs/* results/gem5-e7-8870-fault/020c-{stock,rwlock,rcu} \
-    results/gem5-e7-8870-40c/040c-fault-* results/gem5-e7-8870-refcount-to-40c/0*c-* $eighty \
+    results/gem5-e7-8870-40c/040c-fault-* $refcount $eighty \
     $fig5/jobs/* $fig5/sweep-20/jobs/* $fig5/sweep-local-40/jobs/* $fig5/sweep-local-80/jobs/* \
-    $fig5/sweep-local-80-percore/jobs/* $scr/jobs/* $scr/sweep-20/jobs/* $scr/sweep-40/jobs/* $sixteen -o "$out/table.csv"
+    $fig5/sweep-local-80-percore/jobs/* $scr/jobs/* $scr/sweep-20/jobs/* $scr/sweep-40/jobs/* -o "$out/table.csv"
 .venv/bin/vmscale report "$out/table.csv" --out "$out/report"
 # hot-line traces on the reference board (fault at 10 and 20 cores, the shared atomic at 10, 20 and 40,
 # local/stock at 10 and 20): the study uses a curve's largest traced count not above its fitted ones
