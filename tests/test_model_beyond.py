@@ -78,3 +78,22 @@ def test_its_figures_are_the_same_bytes_whatever_the_interpreter_s_hash_seed(tmp
         assert p.returncode == 0, outs[seed][-2000:]
         svgs.append(sorted((f.name, f.read_bytes()) for f in (tmp_path / seed).glob("*.svg")))
     assert svgs[0] and svgs[0] == svgs[1]
+
+
+def test_the_figure_draws_a_traced_method_from_its_anchor_up():
+    """The shared atomic's hot lines are anchored at 20 cores, where its work outside the line costs 7x its
+    one-core cost: drawn below 20 the line would be a tenth of the measured throughput there. The USL,
+    fitted to every point, is drawn over all of them."""
+    from vmscale_model import plot
+    rows = fitlib.load_table(REPO / "results" / "gem5-e7-8870-to-80c" / "table.csv", "refcount")
+    traces = [r for p in glob.glob(str(REPO / "results/gem5-e7-8870-handover/0*c-refcount-stock/hotlines.csv"))
+              for r in hotline_rows(p)]
+    pred = beyond.predict(rows, traces, [], 20, beyond.FIGURE_CORES, ("sockets",))
+    series = dict(plot.beyond_series(pred, 20))
+    assert list(series)[-1] == ("any", "usl")
+    assert [p["cores"] for p in series[("any", "usl")]] == list(beyond.FIGURE_CORES)
+    carried = series[("sockets", "hotboard")]
+    assert carried and min(p["cores"] for p in carried) == 20
+    # what was left out: the anchored model far below the measured one-core throughput
+    one = next(p for p in pred if p["method"] == "hotboard" and p["cores"] == 1)
+    assert one["throughput"] < 0.5 * one["measured"]

@@ -218,13 +218,27 @@ TOPOLOGY_STYLE = {"sockets": ("black", "-"), "crossbar": ("tab:blue", "--"), "me
                   "any": ("tab:red", ":")}
 
 
+def beyond_series(pred: list, train_max: int) -> list:
+    """beyond.predict() rows of one curve as the lines to draw: [((interconnect, method), rows by cores)],
+    the USL ('any') last, in a total order (the figure does not follow a set's hash order).
+
+    The traced methods are drawn from the largest fitted count up: their work outside the queues is
+    anchored there (hotcarried.anchor), a constant that stands for that count's cost and not a
+    smaller one's (the shared atomic's, 597 cycles at 20 cores, is 7x its one-core cost); the USL,
+    fitted to every point, is drawn over them all."""
+    out = []
+    for (topo, method) in sorted({(p["interconnect"], p["method"]) for p in pred}, key=lambda tm: (tm[0] == "any", tm)):
+        out.append(((topo, method), sorted((p for p in pred if p["interconnect"] == topo and p["method"] == method
+                                            and (topo == "any" or p["cores"] >= train_max)),
+                                           key=lambda p: p["cores"])))
+    return out
+
+
 def beyond_curve(pred: list, measured: dict, train_max: int, stem, title, note=None):
     """beyond.predict() rows of one curve: each interconnect's prediction with its band, the USL,
     and the measured points (fitted ones filled, held-out ones open) on the reference board."""
     fig, ax = plt.subplots(figsize=(7, 4.8))
-    # the USL ('any') last; a total order, so the figure does not follow the set's hash order
-    for (topo, method) in sorted({(p["interconnect"], p["method"]) for p in pred}, key=lambda tm: (tm[0] == "any", tm)):
-        ps = sorted((p for p in pred if p["interconnect"] == topo and p["method"] == method), key=lambda p: p["cores"])
+    for (topo, method), ps in beyond_series(pred, train_max):
         color, ls = TOPOLOGY_STYLE.get(topo, ("gray", "-"))
         n = [p["cores"] for p in ps]
         what = "USL, fitted to the same points" if topo == "any" else f"{method} on the {topo} interconnect"

@@ -38,3 +38,7 @@ for n in 10 20; do
       --hotlines $traces ${holds:+--holds $holds}
   .venv/bin/vmscale model sockets "$out/table.csv" --train-max $n --out "$out/sockets-$n" --note "$note"
 done
+# refcount's shared atomic past the simulated machine (its stations the traced line, carried by the distances of
+# the board's sockets, a crossbar and a mesh): 160, 1,024 and 4,096 cores; fault's are in -warm/beyond-20
+.venv/bin/vmscale model beyond "$out/table.csv" --workload refcount --train-max 20 --out "$out/beyond-20" \
+    --note "$note" --hotlines $traces
