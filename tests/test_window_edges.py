@@ -27,11 +27,11 @@ def _scans(r):
 def test_a_scan_costs_a_line_transfer_per_count():
     """Each scan read every thread's count, one line its thread last wrote: on four or more sockets, between a
     same-socket transfer and the upper estimate the report uses for untimed rows, per count, and more on eight
-    than on four."""
+    than on four, and on sixteen than on eight."""
     rows = [r for r in _rows(EDGES, workload="refcount") if int(r["cores"]) >= 40]
     assert {r["kernel_variant"] for r in rows} == {"stock", "refcache", "percpu-ref"}
-    per_count = {n: [s / n for r in rows if int(r["cores"]) == n for s in _scans(r)] for n in (40, 80)}
-    assert max(per_count[40]) < min(per_count[80]), per_count
+    per_count = {n: [s / n for r in rows if int(r["cores"]) == n for s in _scans(r)] for n in (40, 80, 160)}
+    assert max(per_count[40]) < min(per_count[80]) and max(per_count[80]) < min(per_count[160]), per_count
     for r in rows:
         n = float(r["threads"])
         assert all(SAME_SOCKET < s / n <= stats.UNTIMED_SCAN_CYCLES for s in _scans(r)), (r["run_id"], _scans(r))

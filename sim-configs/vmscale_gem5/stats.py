@@ -175,9 +175,9 @@ def _num(row: dict, key: str) -> float:
 # so the window counted half of each scan's span in operations and none in cycles: fast by about one
 # scan's worth.  Where that share reaches EDGE_SCAN_SHARE `vmscale report` flags the point: for a timed
 # row the edges' uncertainty, for an untimed one its over-count, a scan estimated at UNTIMED_SCAN_CYCLES
-# a count (an upper estimate: above the most measured, 555 a count at 80 cores).
+# a count (an upper estimate: above the most measured, 555 a count at 80 cores and 735 at 160).
 EDGE_SCAN_SHARE = 0.05
-UNTIMED_SCAN_CYCLES = 700
+UNTIMED_SCAN_CYCLES = 750
 
 
 def window_edges(row: dict) -> tuple:
