@@ -232,12 +232,30 @@ def test_the_reference_boards_traced_shared_atomic_in_the_study():
     key = next(k for k in out if k.startswith("refcount/stock/"))
     j = out[key]["methods"]["hotboard"]
     assert j["params"]["traced_at"] == 20 and j["params"]["runs"] == 1
-    # held out: 40 and 80 cores (8 sockets), and 160 (16) since session 36
-    assert out[key]["held_cores"][:2] == [40, 80] and all(np.isfinite(j["error"]))
-    assert all(abs(e) < 0.15 for e in j["error"]), j["error"]      # the issue's goal at 4x and 8x
+    # held out: 40, 80 (8 sockets) and 160 (16) cores: 20,000 pairs a thread on one image since session 64
+    assert out[key]["held_cores"] == [40, 80, 160] and all(np.isfinite(j["error"]))
+    err = dict(zip(out[key]["held_cores"], j["error"]))
+    usl = dict(zip(out[key]["held_cores"], out[key]["methods"]["usl"]["error"]))
+    # the issue's goal: within 10% at 4x, 15% at 8x, and below the USL's error on the same split
+    assert abs(err[80]) <= 0.10 and abs(err[160]) <= 0.15, err
+    assert all(abs(err[n]) < abs(usl[n]) for n in (80, 160)), (err, usl)
     # only the traced case has the method
     other = next(k for k in out if k.startswith("refcount/refcache/"))
     assert "hotboard" not in out[other]["methods"]
+
+
+def test_the_scalable_counters_are_their_20_core_cost_carried_by_the_boards_distances():
+    """Refcache and percpu_ref share no line in the ROI: fitted on 1-20 cores, the 20-core cost carried by the
+    board's distances with no queue (`distances`) holds their window throughput within 5% at 40 and 80 cores,
+    and percpu_ref's at 160; the contended-line fit, which needs a queue, misses them by far more."""
+    rows = fitlib.load_table(TABLE, "refcount")
+    out = study.study(rows, train_max=20, boards=lambda label: Board.make(label) if label else None)
+    for v, held in (("refcache", [40, 80]), ("percpu-ref", [40, 80, 160])):
+        key = next(k for k in out if k.startswith(f"refcount/{v}/"))
+        assert out[key]["held_cores"] == held
+        err = out[key]["methods"]["distances"]["error"]
+        assert all(abs(e) < 0.05 for e in err), (v, err)
+        assert abs(out[key]["methods"]["line"]["error"][1]) > 0.2, v
 
 
 def test_the_lru_lock_as_a_station_carries_fault_past_two_sockets():
