@@ -93,3 +93,20 @@ def test_the_report_flags_wide_edges_timed_and_untimed(tmp_path):
     assert "untimed edges ~" in cells[("refcache", "160")] and "untimed edges ~" in cells[("percpu-ref", "160")]
     assert "edges" not in cells[("stock", "160")]       # its window lasts 11M cycles
     assert "**edges**" in text and "**untimed edges**" in text
+
+
+def test_twenty_thousand_pairs_make_the_rois_fixed_part_small():
+    """Issue 44 sizes a ROI so that its fixed part (start-up, scans, the closing barrier; the slope method's F
+    from two ROI sizes at one count) is under 5% of it. refcount's 20,000 pairs a thread do so at every count
+    from 1 to 80 for all three counters; the records' 2,000 did not (percpu_ref's at 80 cores: over a fifth)."""
+    from vmscale_model import fit as fitlib, study
+    rows = fitlib.load_table(EDGES, "refcount")
+    for v in ("stock", "refcache", "percpu-ref"):
+        steady, notes = study.slope_rows([r for r in rows if r["kernel_variant"] == v])
+        assert [int(float(r["cores"])) for r in steady] == [1, 2, 4, 10, 20, 40, 80], notes
+        for r in steady:
+            fixed, per_pair = float(r["roi_fixed_cycles"]), float(r["window_cycles_per_op"])
+            assert 0 < fixed / (fixed + per_pair * 20000) < 0.05, (v, r["cores"], fixed, per_pair)
+        if v == "percpu-ref":
+            fixed, per_pair = float(steady[-1]["roi_fixed_cycles"]), float(steady[-1]["window_cycles_per_op"])
+            assert fixed / (fixed + per_pair * 2000) > 0.2
