@@ -223,7 +223,7 @@ def beyond_series(pred: list, train_max: int) -> list:
     the USL ('any') last, in a total order (the figure does not follow a set's hash order).
 
     The traced methods are drawn from the largest fitted count up: their work outside the queues is
-    anchored there (hotcarried.anchor), a constant that stands for that count's cost and not a
+    anchored there (hotcarried.anchor; the ring's likewise), a constant that stands for that count's cost and not a
     smaller one's (the shared atomic's, 597 cycles at 20 cores, is 7x its one-core cost); the USL,
     fitted to every point, is drawn over them all."""
     out = []
