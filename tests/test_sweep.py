@@ -371,3 +371,13 @@ def test_the_top_specs_ask_slurm_for_what_their_longest_points_took():
     assert top.slurm["hours"] >= 36 and top.slurm["mem_gib"] > 10.7
     big = sweep.load(REPO / "scripts" / "sweeps" / "gem5-e7-8870-256.toml")
     assert {j.cores for j in sweep.jobs(big)} == {256} and len(sweep.jobs(big)) == 6
+    # Figure 18 at 80 and 160 continues the 10-40-core record: its ROI, both ends of mmap_pct, each design
+    fig18 = sweep.load(REPO / "scripts" / "sweeps" / "gem5-e7-8870-fig18-top.toml")
+    record = sweep.load(REPO / "scripts" / "sweeps" / "gem5-e7-8870-fig18-40.toml")
+    points = [j.points[0].values for j in sweep.jobs(fig18)]
+    assert {j.cores for j in sweep.jobs(fig18)} == {80, 160} and len(points) == 12
+    assert {(p["kernel_variant"], p["param.fault.mmap_pct"]) for p in points} == {
+        (v, m) for v in ("stock", "rwlock", "rcu") for m in (0, 50)}
+    for key in ("param.fault.iters", "param.fault.pages", "gem5.board"):
+        assert {p[key] for p in points} == {sweep.jobs(record)[0].points[0].values[key]}
+    assert fig18.slurm["mem_gib"] > 10.7
