@@ -33,8 +33,9 @@ for n in 1 2 4 10 20; do
     [ "$n:$c" = 10:fault-stock-4 ] || record+=" ${n}:$c"
   done
 done
-# and the shared-table RadixVM's local at 160 (session 63): its curve's 8x point
-record+=" 160:local-radixvm"
+# and the shared-table RadixVM's local at 160 (session 63), Linux's (session 65, 3,117 host s: its mmap_lock's waiters
+# sleep once the queue forms): their curves' 8x points
+record+=" 160:local-radixvm 160:local-stock"
 if [ -n "${CORES:-}${CASES:-}" ]; then
   record=""
   for n in ${CORES:-10 20 40 80}; do for c in ${CASES:-$all}; do record+=" ${n}:$c"; done; done
