@@ -246,11 +246,11 @@ def test_the_reference_boards_traced_shared_atomic_in_the_study():
 
 def test_the_scalable_counters_are_their_20_core_cost_carried_by_the_boards_distances():
     """Refcache and percpu_ref share no line in the ROI: fitted on 1-20 cores, the 20-core cost carried by the
-    board's distances with no queue (`distances`) holds their window throughput within 5% at 40 and 80 cores,
-    and percpu_ref's at 160; the contended-line fit, which needs a queue, misses them by far more."""
+    board's distances with no queue (`distances`) holds their window throughput within 5% at 40, 80 and 160
+    cores; the contended-line fit, which needs a queue, misses them by far more."""
     rows = fitlib.load_table(TABLE, "refcount")
     out = study.study(rows, train_max=20, boards=lambda label: Board.make(label) if label else None)
-    for v, held in (("refcache", [40, 80]), ("percpu-ref", [40, 80, 160])):
+    for v, held in (("refcache", [40, 80, 160]), ("percpu-ref", [40, 80, 160])):
         key = next(k for k in out if k.startswith(f"refcount/{v}/"))
         assert out[key]["held_cores"] == held
         err = out[key]["methods"]["distances"]["error"]
