@@ -8,7 +8,7 @@
 # those records, 2,000 pairs a thread counted every 100, and ten times as many (a case named -20000):
 # there the scans and the start-up are a tenth of the window.  One run directory per case, restored from
 # one checkpoint per core count (session 63 ran 1, 2, 4, 40 and 80, session 64 10, 20 and, at 20,000 pairs, 160
-# for percpu_ref and the shared atomic, session 65 Refcache's at 160: about 2.5 host hours alone); a case with
+# for percpu_ref and the shared atomic, session 65 Refcache's at 160: 6,222 host s); a case with
 # a manifest is kept unless FRESH=1.  CORES="40" runs only
 # those core counts, CASES="stock-20000" only those cases.  GEM5 must be set.  (The 40- and 80-core 2,000-pair cases ran from commit
 # d841ec6c and 6f0efc3a with this harness: their manifests' image is this one's.)
