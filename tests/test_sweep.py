@@ -381,4 +381,4 @@ def test_the_top_specs_ask_slurm_for_what_their_longest_points_took():
         (v, m) for v in ("stock", "rwlock", "rcu") for m in (0, 50)}
     for key in ("param.fault.iters", "param.fault.pages", "gem5.board"):
         assert {p[key] for p in points} == {sweep.jobs(record)[0].points[0].values[key]}
-    assert fig18.slurm["mem_gib"] > 10.7
+    assert fig18.slurm["mem_gib"] > 12       # a 160-core restore peaked at 12 GB resident (session 65)
