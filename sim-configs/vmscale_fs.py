@@ -207,7 +207,7 @@ def exec_trace(on: bool):
             m5.debug.flags[f].disable()
 
 
-# --roi-profile: inside each ROI, a window of --roi-profile ns traced every ROI_PROFILE_PERIOD.
+# --roi-profile: inside each ROI, a window of --roi-profile ns traced every --roi-profile-period us.
 # A scheduled exit cannot be withdrawn, so each remembers the tick it was set for: one left over
 # from an earlier ROI (or window) fires at another tick and is ignored.
 profiled = {"roi": False, "on": False, "due": None}
@@ -221,7 +221,7 @@ def profile_window(start=False):
     window = int(a.roi_profile * 1000)        # ns -> ticks
     profiled["on"] = not profiled["on"]
     exec_trace(profiled["on"])
-    wait = window if profiled["on"] else int(options.ROI_PROFILE_PERIOD * 1e12) - window
+    wait = window if profiled["on"] else int(options.roi_profile_period(a) * 1e12) - window
     profiled["due"] = m5.curTick() + wait
     m5.scheduleTickExitFromCurrent(wait)
 

@@ -266,6 +266,8 @@ def _args(tmp_path, *extra):
       "--checkpoint-dir", "x"], "needs --mode restore, Ruby"),
     (["--cores", "8", "--roi-profile", "500", "--hotlines", "1"], "all use gem5's trace output"),
     (["--cores", "8", "--roi-profile", "200000"], "--roi-profile 200000: ns traced per 100 us"),
+    (["--cores", "8", "--roi-profile", "200000", "--roi-profile-period", "150"], "ns traced per 150 us"),
+    (["--cores", "8", "--roi-profile-period", "0"], "--roi-profile-period 0: us between windows"),
     (["--cores", "2", "--roi-profile", "500", "--mode", "checkpoint", "--checkpoint-dir", "x", "--cpu", "atomic"],
      "of a restored run's ROIs"),
 ])
@@ -456,3 +458,12 @@ def test_a_window_counted_in_chunks_is_coarse_by_its_steps():
     assert stats.count_step({"params.chunk": ""}) == 1.0 and stats.count_step({}) == 1.0
     # the same window in steps of 100: 20 or more per thread is fine
     assert not stats.coarse_window({"threads": "4", "window_ops": "8000", "params.chunk": "100"})
+
+
+def test_a_longer_profile_period_admits_a_window_the_default_would_refuse(tmp_path):
+    # a 160-core machine's trace at 90 us of every 1,000: a tenth of the default's, each window as long
+    a = _args(tmp_path, "--cores", "8", "--roi-profile", "90000", "--roi-profile-period", "1000",
+              "--mode", "restore", "--checkpoint-dir", str(tmp_path))
+    (tmp_path / "m5.cpt").write_text("")
+    assert options.roi_profile_period(options.validate(a)) == pytest.approx(1e-3)
+    assert options.roi_profile_period(_args(tmp_path, "--cores", "8")) == pytest.approx(100e-6)

@@ -193,6 +193,44 @@ def test_a_sleeping_locks_handoff_is_a_station_step_carried_as_its_hold():
     assert c.throughput([80])[0] == pytest.approx(solvers.mva(z, d, 80, handoff=h)["throughput"])
 
 
+def test_a_handoff_that_grows_with_its_waiters_on_one_socket_is_a_load_dependent_station():
+    """mmap_lock's cycle profiled at 2, 4 and 10 cores (one socket: no transfer lengthens) and 20: its
+    hand-off grows 200 cycles a waiter there, so that growth is a load-dependent station's (per other
+    core present, solved by load-dependent MVA), and only the rest of 20 cores' hand-off is the path's.
+    The SimPy simulation of the same network agrees with MVA."""
+    from vmscale_model import des
+    rows = _curve(10_000.0, 40.0) + [dict(_curve(10_000.0, 40.0)[-1], cores="20", threads="20")]
+    g = {n: 1_000.0 + 200.0 * (n - 1) for n in (2, 4, 10)}
+    g[20] = 1_000.0 + 200.0 * 19 + 50.0 * (150 - 9)
+    held = _holds([(n, "mmap_lock", 2_000, 1.0) for n in (2, 4, 10, 20)])
+    for r in held:      # busy throughout (held + someone queued): each taking's hand-off was waited for
+        r.update(kind="rwsem-cycle", holds="100", handoffs="100", handoff_cycles=str(g[int(r["cores"])]),
+                 held="0.7", waiting="0.29")
+    c = hotcarried.Carried(rows, _trace(2.0, 100.0), Dist().miss_cycles, Dist().transfer_cycles, hold_rows=held)
+    (k,) = c.locks
+    assert k["per_waiter"] == pytest.approx(200.0) and k["waiter_counts"] == [2, 4, 10]
+    assert k["handoff"] == pytest.approx(g[20] - 200.0 * 19) and k["handoff_per_transfer"] == pytest.approx(50.0)
+    assert c.growth() == [0.0, pytest.approx(200.0)]
+    z, d, _, h = c.at(40)
+    x = c.throughput([40])[0]
+    assert x == pytest.approx(solvers.mva(z, d, 40, growth=c.growth(), handoff=h)["throughput"])
+    assert x < solvers.mva(z, d, 40, handoff=h)["throughput"] * 0.9       # the waiters' growth costs
+    # the lock saturated: nearly every other core waits, each service with 39 more present
+    assert x == pytest.approx(1 / (2_000 + h[1] + 200.0 * 39), rel=0.02)
+    sim = des.simulate(c.as_network(40), 40, ops=20_000, seed=3)
+    assert sim.throughput == pytest.approx(x, rel=0.02)
+    # a count where the lock was not busy throughout (2 cores: the other core seldom waits) is left out:
+    # a cycle's hand-off is per taking, so there it is mostly the takings nobody waited for
+    held[0].update(held="0.5", waiting="0.02", handoff_cycles="100")
+    (k2,) = hotcarried.Carried(rows, _trace(2.0, 100.0), Dist().miss_cycles, Dist().transfer_cycles,
+                               hold_rows=held).locks
+    assert k2["waiter_counts"] == [4, 10] and k2["per_waiter"] == pytest.approx(200.0)
+    # one socket profiled once: no growth read, the hand-off's line through 10 and 20 as before
+    (one,) = hotcarried.Carried(rows, _trace(2.0, 100.0), Dist().miss_cycles, Dist().transfer_cycles,
+                                hold_rows=[r for r in held if r["cores"] in ("10", "20")]).locks
+    assert one["per_waiter"] == 0.0 and one["handoff"] == pytest.approx(g[20])
+
+
 def test_the_board_methods_meet_the_largest_fitted_count_and_carry_the_extra_work_from_there():
     """The think time is anchored at the largest fitted count: the work outside the lines that 10 cores
     hold beyond what one core's cost left (here the curve's 1% a core) is added to Z, so the model meets

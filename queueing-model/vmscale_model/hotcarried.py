@@ -64,7 +64,7 @@ Pure: rows and functions in, numbers out.
 import numpy as np
 
 from vmscale_model import fit as fitlib
-from vmscale_model import hotstations, methods, pathline, phases, shootdowns, solvers
+from vmscale_model import hotstations, methods, network, pathline, phases, shootdowns, solvers
 from vmscale_model.sockets import SATURATED, ownership_runs, per_op
 
 BAND_Z = 1.645      # a 5-95% band's edges, in standard errors
@@ -122,7 +122,9 @@ def locks(hold_rows: list, n_max: int, transfer) -> list:
                 continue
             if (r.get("kind") == "rwsem-cycle") != (lock_of(r["site"]) in cycled):
                 continue        # a sleeping lock's cycle, where measured, stands for its sites' holds
-            a = acc.setdefault(lock_of(r["site"]), [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, True])
+            a = acc.setdefault(lock_of(r["site"]), [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, True, True])
+            if r.get("kind") == "rwsem-cycle":      # a cycle's hand-off is per taking, waited for or not
+                a[7] = num(r, "held") + num(r, "waiting") >= SATURATED
             a[0] += v
             a[1] += v * h
             seen = num(r, "handoffs")
@@ -133,14 +135,15 @@ def locks(hold_rows: list, n_max: int, transfer) -> list:
             a[5] += v * ((sd if sd == sd else 0.0) ** 2 + h * h)
             a[6] = a[6] and sd == sd and r.get("kind") != "rwsem-cycle"
         # per lock: (takings per op, mean hold, hand-off, holds seen, a cycle row?, the holds' squared
-        # coefficient of variation: within and between its sites; 0 where a row has no spread)
+        # coefficient of variation: within and between its sites; 0 where a row has no spread, a
+        # hand-off each taking waited for: a spinlock's paired ones, a cycle's where it was busy throughout)
         return {k: (v, d / v, g / ng if ng else 0.0, n, k in cycled,
-                    max(0.0, d2 / v / (d / v) ** 2 - 1) if spread else 0.0)
-                for k, (v, d, ng, g, n, d2, spread) in acc.items()}
+                    max(0.0, d2 / v / (d / v) ** 2 - 1) if spread else 0.0, waited)
+                for k, (v, d, ng, g, n, d2, spread, waited) in acc.items()}
     profiles = {n: at(n) for n in counts}
     top, lowest = profiles[counts[-1]], profiles[counts[0]]
     out = []
-    for name, (_, h, g, seen_top, cycled, cv2) in top.items():
+    for name, (_, h, g, seen_top, cycled, cv2, _) in top.items():
         # A lock's takings per operation are its code path's (the LRU's batches of 31 folios, a drain
         # per MADV_DONTNEED), not the core count's: every profile's sampled count is one estimate
         # of one rate, pooled (holds seen / sampled operations) for a smaller sampling error; only
@@ -151,16 +154,22 @@ def locks(hold_rows: list, n_max: int, transfer) -> list:
         # hold and hand-off, each on the line through two profiled counts (pathline)
         held = {n: p[name] for n, p in profiles.items() if name in p}
         hold = pathline.through({n: x[1] for n, x in held.items()}, transfer)
-        m, mg = hold.slope, pathline.through({n: x[2] for n, x in held.items()}, transfer).slope
+        # the hand-off's growth with the waiters, read on one socket, and the rest of it on the path's line
+        wait = pathline.waiters({n: x[2] for n, x in held.items() if x[2] > 0 and x[6]},
+                                {n: x[3] for n, x in held.items()}, transfer)
+        handoff = pathline.through({n: x[2] - wait.per_waiter * (n - 1) for n, x in held.items()}, transfer)
+        m, mg = hold.slope, handoff.slope
         # the sampling variance of a count's mean hold (0 where holds.csv has no spread)
         var_top = cv2 * h * h / seen_top if seen_top > 0 else 0.0
         var_below = 0.0
         if m > 0:
-            _, hb, _, nb, _, cv2b = held[hold.below]
+            _, hb, _, nb, _, cv2b, _ = held[hold.below]
             var_below = cv2b * hb * hb / nb if nb > 0 else 0.0
         h_low = lowest.get(name, top[name])[1]
-        out.append({"name": name, "visits": v, "service": h, "per_transfer": m, "handoff": g,
-                    "handoff_per_transfer": mg, "cores": counts[-1], "demand_low": v * h_low,
+        out.append({"name": name, "visits": v, "service": h, "per_transfer": m, "handoff": handoff.value,
+                    "handoff_per_transfer": mg, "handoff_measured": g, "per_waiter": wait.per_waiter,
+                    "per_waiter_se": wait.stderr, "waiter_counts": list(wait.counts),
+                    "cores": counts[-1], "demand_low": v * h_low,
                     "cores_low": counts[0], "seen": seen, "visits_at_top": top[name][0],
                     # sampling errors: the pooled rate's (relative), and the two profiled holds' (the
                     # line through them carries both: Carried.hold_sd)
@@ -204,7 +213,8 @@ class Carried:
         if lock_z:
             for k in self.locks:
                 f = max(0.05, 1 + lock_z * k["rate_error"])
-                k.update(visits=k["visits"] * f, demand_low=k["demand_low"] * f)
+                k.update(visits=k["visits"] * f, demand_low=k["demand_low"] * f,
+                         per_waiter=max(0.0, k["per_waiter"] + lock_z * k["per_waiter_se"]))
         self.think = m["think"] - sum(k["demand_low"] for k in self.locks)
         if self.locks and not self.think > 0:
             raise methods.NoModel("the hot lines' and locks' demand is not below the 1-core cost: no think time left")
@@ -261,11 +271,24 @@ class Carried:
             handoffs.append(k["visits"] * self.handoff(k, n))
         return z, demands, runs, handoffs
 
+    def growth(self) -> list:
+        """Per station of at()'s lists, the demand added per other core present: a lock's hand-off
+        growth with its waiters (per_waiter, read on one socket) at its takings per operation."""
+        return [0.0] * len(self.stations) + [k["visits"] * k["per_waiter"] for k in self.locks]
+
+    def as_network(self, n: int) -> network.Model:
+        """The closed network at n cores as vmscale_model.network's Model (think, then every queue in
+        turn), for the SimPy simulation (des.simulate) to check what mva solves here."""
+        z, demands, _, handoffs = self.at(n)
+        names = [s["name"] for s in self.stations] + [k["name"] for k in self.locks]
+        return network.Model(think=z, stations=tuple(network.Station(nm, d, per_waiter=g, handoff=h) for nm, d, g, h
+                                                     in zip(names, demands, self.growth(), handoffs))).validate()
+
     def throughput(self, cores) -> np.ndarray:
         out = []
         for n in np.atleast_1d(cores):
             z, demands, _, handoffs = self.at(int(n))
-            out.append(solvers.mva(z, demands, int(n), handoff=handoffs)["throughput"])
+            out.append(solvers.mva(z, demands, int(n), growth=self.growth(), handoff=handoffs)["throughput"])
         return np.array(out)
 
 
@@ -362,7 +385,10 @@ class HotLocksOnBoard(HotLinesOnBoard):
         held = "; ".join(f"{k['name']} {k['visits']:.3g} holds/op x {k['service']:.4g} cycles (+{k['per_transfer']:.2g} "
                          f"per transfer cycle, profiled at {k['cores']})"
                          + (f", hand-off to a waiter {k['handoff']:.4g} (+{k['handoff_per_transfer']:.2g})"
-                            if k.get("handoff") else "") for k in p["locks"])
+                            if k.get("handoff") else "")
+                         + (f" +{k['per_waiter']:.3g} ± {k.get('per_waiter_se', 0.0):.2g} per other core present "
+                            f"(on one socket: {', '.join(map(str, k.get('waiter_counts', [])))} cores)"
+                            if k.get("per_waiter") else "") for k in p["locks"])
         return HotLinesOnBoard.describe(p) + f"; locks: {held}"
 
 

@@ -43,7 +43,8 @@ def check(rows: list, trace_rows: list, hold_rows: list, board, train_max: int =
         prof = measured(hold_rows, n, board.transfer_cycles) if n in profiled_at else {}
         model_x = float(c.throughput([n])[0])
         for k in c.locks:
-            v, h, g = k["visits"], c.hold(k, n), c.handoff(k, n)
+            # the hand-off with every other core waiting, as the profiles that read its growth were
+            v, h, g = k["visits"], c.hold(k, n), c.handoff(k, n) + k.get("per_waiter", 0.0) * (n - 1)
             p = prof.get(k["name"])
             out.append({"cores": n, "lock": k["name"], "measured_x": x, "model_x": model_x,
                         "carried": (v, h, g), "profiled": p,

@@ -44,3 +44,41 @@ def through(points: dict, transfer) -> PathLine:
     dc = c0 - float(transfer(n1))
     m = (float(points[n0]) - float(points[n1])) / dc if dc > 0 else 0.0
     return PathLine(n0, float(points[n0]), max(0.0, m) if math.isfinite(m) else 0.0, dc, n1)
+
+
+class Waiters(NamedTuple):
+    per_waiter: float       # w: cycles added per other core present, >= 0
+    stderr: float = 0.0     # w's standard error (0 with two counts: no residual left)
+    counts: tuple = ()      # the counts w was read from
+
+
+def waiters(points: dict, weights: dict, transfer) -> Waiters:
+    """How a per-event cost grows with the other cores present, on one transfer path: the weighted
+    least-squares slope of y against n - 1 over the measured counts n >= 2 that share the smallest
+    such count's path (one socket: no trip lengthens), weights the events seen at each.  A queue's
+    cost that grows with its queue (a released rw_semaphore wakes every reader queued) shows there,
+    where the path does not move.  w = 0 with fewer than two such counts, a slope that falls, or no
+    measured count on a longer path: on an interconnect where every count shares one path (a crossbar
+    the model carries a profile to) the counts' growth is not told apart from the path's."""
+    counts = sorted(n for n in points if n >= 2 and weights.get(n, 0) > 0)
+    if len(counts) < 2:
+        return Waiters(0.0)
+    c0 = float(transfer(counts[0]))
+    same = [n for n in counts if float(transfer(n)) == c0]
+    if len(same) < 2 or len(same) == len(counts):
+        return Waiters(0.0)
+    x = [n - 1.0 for n in same]
+    y = [float(points[n]) for n in same]
+    wt = [float(weights[n]) for n in same]
+    sw = sum(wt)
+    xm = sum(a * b for a, b in zip(wt, x)) / sw
+    ym = sum(a * b for a, b in zip(wt, y)) / sw
+    sxx = sum(a * (b - xm) ** 2 for a, b in zip(wt, x))
+    slope = sum(a * (b - xm) * (c - ym) for a, b, c in zip(wt, x, y)) / sxx
+    se = 0.0
+    if len(same) > 2:       # weights are events seen, so the residuals' scale is estimated
+        res = sum(a * (c - ym - slope * (b - xm)) ** 2 for a, b, c in zip(wt, x, y))
+        se = (res / (len(same) - 2) / sxx) ** 0.5
+    if not (math.isfinite(slope) and slope > 0):
+        return Waiters(0.0, se, tuple(same))
+    return Waiters(slope, se, tuple(same))

@@ -19,7 +19,11 @@
 #     their 80-core verdicts (results/FINDINGS.md, session 40); the holds' spread is kept (hold_sd_cycles).
 #   010c-local-stock-warm, 020c-local-stock-warm: local under Linux 6.12, four rounds per thread after the
 #     warm-up, 90 us of every 100 us traced (mmap_lock's write holds and hand-offs are tens of us);
-#     040c-local-stock-warm the same at 40 cores (past the model's fitted counts: what its prediction carried).
+#     040c-local-stock-warm the same at 40 cores (past the model's fitted counts: what its prediction carried);
+#     002c-, 004c-local-stock-warm and, in place of its four rounds, 010c-local-stock-warm with 16 rounds (session 66,
+#     the current image): on one socket, where no transfer lengthens, how mmap_lock's hand-off grows with its waiters;
+#     160c-local-stock-warm (session 66, not in the default list: ~1 h of host and 12 GB) the same four rounds at 160
+#     cores, 90 us of every 1,000 traced (roi_profile_period: a tenth of the trace): what the model carried mmap_lock to.
 #   010c-pagecache-locked-warm, 020c-pagecache-locked-warm: pagecache under the mapping's i_pages lock, and
 #   010c-pageshare-atomic-warm, 020c-pageshare-atomic-warm: pageshare under radixvm-atomic, both with the
 #     parameters of results/gem5-e7-8870-share-cache-reclaim-warm, 90 us of every 100 us traced (session 43: their
@@ -54,19 +58,21 @@ cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-profiles
 all="040c-fault-stock-64 080c-fault-stock-64 080c-local-radixvm-percore-10 010c-fault-stock-warm 020c-fault-stock-warm
      010c-fault-rwlock-warm 020c-fault-rwlock-warm 010c-fault-rcu-warm 020c-fault-rcu-warm 040c-fault-rcu-warm 080c-fault-rcu-warm
-     010c-local-stock-warm 020c-local-stock-warm 040c-local-stock-warm 010c-pagecache-locked-warm
+     002c-local-stock-warm 004c-local-stock-warm 010c-local-stock-warm 020c-local-stock-warm 040c-local-stock-warm
+     010c-pagecache-locked-warm
      020c-pagecache-locked-warm 010c-pageshare-atomic-warm 020c-pageshare-atomic-warm 080c-pageshare-atomic-500
      080c-reclaim-stock-500 040c-reclaim-stock-warm 010c-reclaim-stock-warm 020c-reclaim-stock-warm
      010c-reclaim-parsec-warm 020c-reclaim-parsec-warm 010c-pagecache-locked-ownfd 020c-pagecache-locked-ownfd
      010c-pipeline-radixvm-40 020c-pipeline-radixvm-40 020c-pipeline-radixvm-percore-500 080c-pipeline-radixvm-percore-500
      080c-pipeline-radixvm-percore-warm80"
 for c in ${CASES:-$all}; do
-  n=$((10#${c%%c-*})) window=500
+  n=$((10#${c%%c-*})) window=500 period=
   case $c in
     *-fault-stock-64) w=fault v=stock params=(--param fault.iters=1 --param fault.pages=64 --param fault.mmap_pct=0) ;;
     *-fault-*-warm) w=fault v=${c#*-fault-} v=${v%-warm} window=20000 params=(--param fault.iters=2 --param fault.pages=64 --param fault.mmap_pct=0)
       case $c in 0[12]0c-fault-*-warm) window=90000 ;; esac ;;
-    *-local-stock-warm) w=local v=stock window=90000 params=(--param local.iters=4) ;;
+    *-local-stock-warm) w=local v=stock window=90000 params=(--param local.iters=4)
+      case $c in 00[24]c-*|010c-*) params=(--param local.iters=16) ;; 160c-*) period=1000 ;; esac ;;
     *-pagecache-locked-warm) w=pagecache v=pagecache-locked window=90000
       params=(--param pagecache.iters=200 --param pagecache.file_pages=64 --param pagecache.mmap=0) ;;
     *-pagecache-locked-ownfd) w=pagecache v=pagecache-locked window=90000
@@ -91,7 +97,8 @@ for c in ${CASES:-$all}; do
   [ "${FRESH:-0}" = 0 ] && [ -f "$d/manifest.json" ] && continue
   rm -rf "$d"
   .venv/bin/vmscale checkpoint --cores $n --gem5 board=e7-8870
-  .venv/bin/vmscale run --backend gem5 --cores $n --gem5 board=e7-8870 --gem5 roi_profile=$window --workload $w \
+  .venv/bin/vmscale run --backend gem5 --cores $n --gem5 board=e7-8870 --gem5 roi_profile=$window \
+      ${period:+--gem5 roi_profile_period=$period} --workload $w \
       --kernel-variant $v "${params[@]}" --out "$d"
   (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini)
   .venv/bin/vmscale threads "$d"

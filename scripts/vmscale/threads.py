@@ -10,7 +10,7 @@ the slow threads execute more; on misses, that they wait on lines; a core busy (
 small share of the ROI, that its thread sleeps (a sleeping lock: neither fit then explains it).
 
 A run made with `--gem5 roi_profile=N` also traced N ns of every CPU's instructions every 100 us
-of each ROI, with the kernel symbol of each: each thread's sampled instructions and time (an
+(roi_profile_period) of each ROI, with the kernel symbol of each: each thread's sampled instructions and time (an
 instruction's time is the gap to its CPU's next one) by symbol, and the symbols the slower half of
 the threads spent more time in than the faster half name what the slow ones do.
 
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from vmscale import ipis, lockholds
 from vmscale.errors import VmscaleError
-from vmscale_gem5.options import ROI_PROFILE_PERIOD
+from vmscale_gem5.options import ROI_PROFILE_PERIOD, roi_profile_period
 
 PERIOD_TICKS = round(ROI_PROFILE_PERIOD * 1e12)     # the profile's period in ticks (ps)
 _CORE = re.compile(r"board\.processor\.(?:cores|start|switch)(\d*)\.core\.(.+)")
@@ -226,7 +226,7 @@ def load(run_dir) -> list:
     from vmscale.backends.gem5 import board_of, case_dumps
     run_dir = Path(run_dir)
     parsed, dumps = case_dumps(run_dir)
-    per_socket, window_ns, tick_per_cycle, cores = 0, 1000, math.nan, 0
+    per_socket, window_ns, tick_per_cycle, cores, period_ticks = 0, 1000, math.nan, 0, PERIOD_TICKS
     manifest = run_dir / "manifest.json"
     if manifest.is_file():
         m = json.loads(manifest.read_text())
@@ -235,6 +235,7 @@ def load(run_dir) -> list:
         if a.topology == "sockets":
             per_socket = a.socket_cores
         window_ns = a.roi_profile or window_ns
+        period_ticks = round(roi_profile_period(a) * 1e12)
         tick_per_cycle = 1e12 / _hz(a.clock)     # ps per cycle
     marks = run_dir / "m5out" / "profile-rois.txt"
     # a record may keep the trace as trace.out.xz (a third of gzip's size)
@@ -247,11 +248,11 @@ def load(run_dir) -> list:
             raise VmscaleError(f"{run_dir}: {len(rois)} profiled ROI(s) for {len(dumps)} case(s) with results")
         opener = lzma.open if trace.suffix == ".xz" else gzip.open
         with opener(trace, "rt", errors="replace") as f:
-            profiles, timelines = sampled(f, rois, window_ns * 1000)
+            profiles, timelines = sampled(f, rois, window_ns * 1000, period_ticks)
         with opener(trace, "rt", errors="replace") as f:
             acquired, intervals = [], []
-            holds = lockholds.spans(f, rois, window_ns * 1000, PERIOD_TICKS, acquired, intervals)
-            occupancy = lockholds.occupancy(intervals, rois, window_ns * 1000, PERIOD_TICKS)
+            holds = lockholds.spans(f, rois, window_ns * 1000, period_ticks, acquired, intervals)
+            occupancy = lockholds.occupancy(intervals, rois, window_ns * 1000, period_ticks)
         with opener(trace, "rt", errors="replace") as f:
             episodes = ipis.episodes(f, rois, window_ns * 1000)
     out = []
@@ -266,14 +267,14 @@ def load(run_dir) -> list:
         if holds is not None:
             b, e = rois[i]
             held = lockholds.summary([h for h in holds if h["roi"] == i], window_ns * 1000, tick_per_cycle,
-                                     windows=-(-(e - b) // PERIOD_TICKS), roi_ticks=e - b,
+                                     windows=-(-(e - b) // period_ticks), roi_ticks=e - b,
                                      ops=float(case.result.get("ops") or 0),
                                      acquired=[a for a in acquired if a["roi"] == i])
             held += lockholds.cycle_rows(occupancy, acquired, i, tick_per_cycle, e - b,
                                          float(case.result.get("ops") or 0))
             ipi = ipi_row(profiles[i], float((case.result.get("vmstat") or {}).get("nr_tlb_remote_flush_received")
                                              or 0), float(case.result.get("ops") or 0), window_ns * 1000,
-                          tick_per_cycle, episodes=episodes[i])
+                          tick_per_cycle, period_ticks, episodes=episodes[i])
             held += [ipi] if ipi else []
         out.append({"case": cid, "variant": case.variant, "workload": case.workload, "cores": cores or len(tc),
                     "per_socket": per_socket, "threads": threads,

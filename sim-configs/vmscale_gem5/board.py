@@ -92,8 +92,10 @@ OPTIONS = (
     Option("hotlines", int, 0, OBSERVER, "1: trace every L1 line move during each ROI (Ruby ProtocolTrace, "
            "filtered beside gem5 into hotlines.events.gz; read by `vmscale hotlines`).  Slows a ROI several "
            "times: use short ROIs", (0, 1)),
-    Option("roi_profile", int, 0, OBSERVER, "N > 0: every 100 us of each ROI, trace N ns of every CPU's "
-           "instructions with their kernel symbols (m5out/trace.out.gz; `vmscale threads` reads it)"),
+    Option("roi_profile", int, 0, OBSERVER, "N > 0: every roi_profile_period us of each ROI, trace N ns of every "
+           "CPU's instructions with their kernel symbols (m5out/trace.out.gz; `vmscale threads` reads it)"),
+    Option("roi_profile_period", int, 100, OBSERVER, "us between roi_profile's windows: longer for a shorter "
+           "trace of a large machine (a window must still hold the holds it times)"),
 )
 BY_NAME = {o.name: o for o in OPTIONS}
 NAMES = tuple(BY_NAME) + ("board",)    # what a user may set: --gem5 KEY=VALUE, a sweep's gem5.KEY

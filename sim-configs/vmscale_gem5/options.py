@@ -70,8 +70,14 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-# --roi-profile: one traced window per this much simulated time of a ROI
+# --roi-profile: one traced window per this much simulated time of a ROI, by default
+# (--roi-profile-period, in us, sets it)
 ROI_PROFILE_PERIOD = 100e-6
+
+
+def roi_profile_period(a) -> float:
+    """Seconds between --roi-profile's windows."""
+    return a.roi_profile_period * 1e-6 if a.roi_profile_period else ROI_PROFILE_PERIOD
 
 
 def sockets(a) -> int:
@@ -141,8 +147,10 @@ def validate(a) -> argparse.Namespace:
                                  "CPU in run or restore mode")
     if sum(map(bool, (a.hotlines, a.profile, a.roi_profile))) > 1:
         raise limits.ConfigError("--hotlines, --profile and --roi-profile all use gem5's trace output: give one")
-    if a.roi_profile and not (0 < a.roi_profile * 1e-9 < ROI_PROFILE_PERIOD and a.mode == "restore"):
-        raise limits.ConfigError(f"--roi-profile {a.roi_profile}: ns traced per {ROI_PROFILE_PERIOD * 1e6:.0f} us "
+    if a.roi_profile_period <= 0:
+        raise limits.ConfigError(f"--roi-profile-period {a.roi_profile_period}: us between windows, so at least 1")
+    if a.roi_profile and not (0 < a.roi_profile * 1e-9 < roi_profile_period(a) and a.mode == "restore"):
+        raise limits.ConfigError(f"--roi-profile {a.roi_profile}: ns traced per {roi_profile_period(a) * 1e6:.0f} us "
                                  "of a restored run's ROIs, so between 1 and the period")
     if a.topology == "mesh" and bool(a.mesh_rows) != bool(a.mesh_cols):
         raise limits.ConfigError("give both --mesh-rows and --mesh-cols, or neither")
