@@ -36,6 +36,8 @@ done
 # and the shared-table RadixVM's local at 160 (session 63), Linux's (session 65, 3,117 host s: its mmap_lock's waiters
 # sleep once the queue forms): their curves' 8x points
 record+=" 160:local-radixvm 160:local-stock"
+# and Linux's with 20 rounds (session 66, 5,086 host s to its ROI's end): the slope from 10 to 20 rounds at 160
+record+=" 160:local-stock-20"
 if [ -n "${CORES:-}${CASES:-}" ]; then
   record=""
   for n in ${CORES:-10 20 40 80}; do for c in ${CASES:-$all}; do record+=" ${n}:$c"; done; done
