@@ -97,6 +97,22 @@ def test_a_profiled_run_is_sampled_by_symbol_inside_its_roi_only():
         sum(sum(c["ticks"].values()) for c in symbols.values())
 
 
+def test_a_profile_made_with_a_longer_period_is_read_by_its_own_windows(tmp_path):
+    """roi_profile_period (us between windows) is the run's, read from its manifest: the same trace
+    read as taken every 200 us has half as many windows (the fixture's four, 100 us apart, fall two
+    to a period) and the same sampled time."""
+    run = tmp_path / "run"
+    shutil.copytree(PROFILED, run)
+    m = json.loads((run / "manifest.json").read_text())
+    m["gem5_options"]["roi_profile_period"] = "200"
+    (run / "manifest.json").write_text(json.dumps(m))
+    (case,) = threads.load(run)
+    (base,) = threads.load(PROFILED)
+    assert sorted(case["timeline"]) == [0, 1] and sorted(base["timeline"]) == [0, 1, 2, 3]
+    assert sum(sum(w.values()) for w in case["timeline"].values()) == \
+        sum(sum(w.values()) for w in base["timeline"].values())
+
+
 def test_sampled_lines_outside_every_roi_are_dropped_and_time_stays_in_its_window():
     lines = ["100: board.processor.cores1.core: 0xffffffff81000000 @vr_fault+3    : mov",
              "130: board.processor.cores1.core: 0xffffffff81000000 @vr_walk_node+3    : mov",
