@@ -20,8 +20,9 @@
 #   010c-local-stock-warm, 020c-local-stock-warm: local under Linux 6.12, four rounds per thread after the
 #     warm-up, 90 us of every 100 us traced (mmap_lock's write holds and hand-offs are tens of us);
 #     040c-local-stock-warm the same at 40 cores (past the model's fitted counts: what its prediction carried);
-#     002c-, 004c-local-stock-warm and, in place of its four rounds, 010c-local-stock-warm with 16 rounds (session 66,
-#     the current image): on one socket, where no transfer lengthens, how mmap_lock's hand-off grows with its waiters;
+#     002c-, 004c-local-stock-warm and, in place of their four rounds, 010c- and 020c-local-stock-warm with 16 rounds
+#     (session 66, the current image): on one socket, where no transfer lengthens, how mmap_lock's hand-off grows with
+#     its waiters, and four times the takings at 20 for the path's line;
 #     160c-local-stock-warm (session 66, not in the default list: ~1 h of host and 12 GB) the same four rounds at 160
 #     cores, 90 us of every 1,000 traced (roi_profile_period: a tenth of the trace): what the model carried mmap_lock to.
 #   010c-pagecache-locked-warm, 020c-pagecache-locked-warm: pagecache under the mapping's i_pages lock, and
@@ -72,7 +73,7 @@ for c in ${CASES:-$all}; do
     *-fault-*-warm) w=fault v=${c#*-fault-} v=${v%-warm} window=20000 params=(--param fault.iters=2 --param fault.pages=64 --param fault.mmap_pct=0)
       case $c in 0[12]0c-fault-*-warm) window=90000 ;; esac ;;
     *-local-stock-warm) w=local v=stock window=90000 params=(--param local.iters=4)
-      case $c in 00[24]c-*|010c-*) params=(--param local.iters=16) ;; 160c-*) period=1000 ;; esac ;;
+      case $c in 00[24]c-*|0[12]0c-*) params=(--param local.iters=16) ;; 160c-*) period=1000 ;; esac ;;
     *-pagecache-locked-warm) w=pagecache v=pagecache-locked window=90000
       params=(--param pagecache.iters=200 --param pagecache.file_pages=64 --param pagecache.mmap=0) ;;
     *-pagecache-locked-ownfd) w=pagecache v=pagecache-locked window=90000

@@ -28,7 +28,7 @@ if [ -w /proc/sys/vm/vmscale_pagecache ]; then echo lockless > /proc/sys/vm/vmsc
 [ -r /proc/sys/vm/vmscale_pagecache ] && get /proc/sys/vm/vmscale_pagecache && say 1 "VMSCALE-SYSCTL vm/vmscale_pagecache=$v"
 if [ -w /proc/sys/vm/vmscale_reclaim ]; then echo rcu > /proc/sys/vm/vmscale_reclaim || rc=97; fi
 [ -r /proc/sys/vm/vmscale_reclaim ] && get /proc/sys/vm/vmscale_reclaim && say 1 "VMSCALE-SYSCTL vm/vmscale_reclaim=$v"
-if [ $rc = 0 ]; then case "$m5m" in inst|addr) VMSCALE_RECAP=$d/1 VMSCALE_CASE=1 /bin/local threads=20 iters=4; rc=$?;; *) { /bin/local threads=20 iters=4; echo $? > $d/rc-1; } | tee $d/out-1; rc=$(cat $d/rc-1 2>/dev/null || echo 99); grep 'VMSCALE-RESULT ' $d/out-1 >> $d/1; sed -n '/^VMSCALE-PHYSMAP-BEGIN$/,/^VMSCALE-PHYSMAP-END$/p' $d/out-1 >> $d/1;; esac; fi
+if [ $rc = 0 ]; then case "$m5m" in inst|addr) VMSCALE_RECAP=$d/1 VMSCALE_CASE=1 /bin/local threads=20 iters=16; rc=$?;; *) { /bin/local threads=20 iters=16; echo $? > $d/rc-1; } | tee $d/out-1; rc=$(cat $d/rc-1 2>/dev/null || echo 99); grep 'VMSCALE-RESULT ' $d/out-1 >> $d/1; sed -n '/^VMSCALE-PHYSMAP-BEGIN$/,/^VMSCALE-PHYSMAP-END$/p' $d/out-1 >> $d/1;; esac; fi
 say 1 "VMSCALE-CASE-END 1 rc=$rc"
 irqsum() { awk -v rows='LOC RES CAL TLB' 'BEGIN { n = split(rows, r, " "); for (i = 1; i <= n; i++) want[r[i] ":"] = r[i] } NR == 1 { cpus = NF } ($1 in want) { c = 0; t = 0; for (i = 2; i <= cpus + 1; i++) if ($i > 0) { c++; t += $i } printf "%s=%d/%d ", want[$1], c, t }' /proc/interrupts 2>/dev/null; }
 say 0-tail "VMSCALE-INTERRUPTS $(irqsum)"
