@@ -23,7 +23,8 @@
 #     002c-, 004c-local-stock-warm and, in place of their four rounds, 010c- and 020c-local-stock-warm with 16 rounds
 #     (session 66, the current image): on one socket, where no transfer lengthens, how mmap_lock's hand-off grows with
 #     its waiters, and four times the takings at 20 for the path's line;
-#     160c-local-stock-warm (session 66, not in the default list: ~1 h of host and 12 GB) the same four rounds at 160
+#     160c-local-stock-warm (session 66, not in the default list: hours of host and 12 GB: traced, its ROI's first ms,
+#     every CPU spinning, took over 23 min and were stopped; a Slurm task) the same four rounds at 160
 #     cores, 90 us of every 1,000 traced (roi_profile_period: a tenth of the trace): what the model carried mmap_lock to.
 #   010c-pagecache-locked-warm, 020c-pagecache-locked-warm: pagecache under the mapping's i_pages lock, and
 #   010c-pageshare-atomic-warm, 020c-pageshare-atomic-warm: pageshare under radixvm-atomic, both with the
