@@ -50,7 +50,10 @@ nearest to one core's, leaves the think time (as a line's traced hand-off does):
 with its waiters even on one socket (mmap_lock's munmap hold: 90k cycles at 10 cores, 146k at 20),
 so the demand at n_h can exceed what one core's cost leaves.  A lock also hands off (g, carried as
 h is: a sleeping lock's wake-up, a queued spinlock's release reaching its next waiter, as profiled):
-its demand is v h(N) alone and v (h(N) + g(N)) while another core waits.
+its demand is v h(N) alone and v (h(N) + g(N)) while another core waits.  Where the profiles on one
+socket show the hand-off growing with the waiters (pathline.waiters: counts at which the lock was busy
+throughout), that growth w is the station's per other core present (load-dependent MVA, v w (j - 1)),
+and only the rest of g is carried by the path (mmap_lock's: +41 cycles a waiter at 4-10 cores, none).
 Sites that take one lock are one station (LOCK_OF_SITE).  Where the profile measured a sleeping
 lock's cycle on its time line (holds.csv kind 'rwsem-cycle': per operation, the time a writer held
 it, and the time someone queued for it while no writer did: readers held it, or a woken waiter was

@@ -10,8 +10,8 @@ the slow threads execute more; on misses, that they wait on lines; a core busy (
 small share of the ROI, that its thread sleeps (a sleeping lock: neither fit then explains it).
 
 A run made with `--gem5 roi_profile=N` also traced N ns of every CPU's instructions every 100 us
-(roi_profile_period) of each ROI, with the kernel symbol of each: each thread's sampled instructions and time (an
-instruction's time is the gap to its CPU's next one) by symbol, and the symbols the slower half of
+(or roi_profile_period) of each ROI, with the kernel symbol of each: each thread's sampled
+instructions and time (an instruction's time is the gap to its CPU's next one) by symbol, and the symbols the slower half of
 the threads spent more time in than the faster half name what the slow ones do.
 
 Pure logic over one dump and one result (per_thread, by_socket, fits, sampled, slower_by_symbol,
