@@ -70,14 +70,14 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-# --roi-profile: one traced window per this much simulated time of a ROI, by default
-# (--roi-profile-period, in us, sets it)
+# --roi-profile: one traced window per this much simulated time of a ROI unless the run says
+# otherwise (--roi-profile-period's default, for readers of a trace without a manifest)
 ROI_PROFILE_PERIOD = 100e-6
 
 
 def roi_profile_period(a) -> float:
-    """Seconds between --roi-profile's windows."""
-    return a.roi_profile_period * 1e-6 if a.roi_profile_period else ROI_PROFILE_PERIOD
+    """Seconds between --roi-profile's windows (validate() refuses a period under 1 us)."""
+    return a.roi_profile_period * 1e-6
 
 
 def sockets(a) -> int:
