@@ -119,8 +119,7 @@ def on_workbegin():
         hotlines_mark("begin")
         m5.debug.flags["ProtocolTrace"].enable()
     if a.roi_profile:
-        roi_mark("profile-rois.txt", "begin")
-        profiled["roi"] = True
+        profiled["roi"], profiled["marked"] = True, False
         profile_window(start=True)
     return False
 
@@ -132,6 +131,8 @@ def on_workend():
     if a.roi_profile:
         profiled["roi"] = False
         exec_trace(False)
+        if not profiled["marked"]:      # ended before its first window: an empty span
+            roi_mark("profile-rois.txt", "begin")
         roi_mark("profile-rois.txt", "end")
     m5.stats.dump()
     progress_line("ROI ends: stats dumped")
@@ -207,17 +208,27 @@ def exec_trace(on: bool):
             m5.debug.flags[f].disable()
 
 
-# --roi-profile: inside each ROI, a window of --roi-profile ns traced every --roi-profile-period us.
-# A scheduled exit cannot be withdrawn, so each remembers the tick it was set for: one left over
-# from an earlier ROI (or window) fires at another tick and is ignored.
-profiled = {"roi": False, "on": False, "due": None}
+# --roi-profile: inside each ROI, after --roi-profile-start us, a window of --roi-profile ns traced
+# every --roi-profile-period us; profile-rois.txt's span begins at the first window, so its readers
+# number the windows from there.  A scheduled exit cannot be withdrawn, so each remembers the tick
+# it was set for: one left over from an earlier ROI (or window) fires at another tick and is ignored.
+profiled = {"roi": False, "on": False, "due": None, "marked": False}
 
 
 def profile_window(start=False):
+    if start and a.roi_profile_start:
+        profiled["on"] = False
+        wait = int(a.roi_profile_start * 1e6)     # us -> ticks
+        profiled["due"] = m5.curTick() + wait
+        m5.scheduleTickExitFromCurrent(wait)
+        return
     if start:
         profiled["on"] = False
     elif m5.curTick() != profiled["due"] or not profiled["roi"]:
         return
+    if not profiled["marked"]:
+        roi_mark("profile-rois.txt", "begin")
+        profiled["marked"] = True
     window = int(a.roi_profile * 1000)        # ns -> ticks
     profiled["on"] = not profiled["on"]
     exec_trace(profiled["on"])

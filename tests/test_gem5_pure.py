@@ -467,3 +467,14 @@ def test_a_longer_profile_period_admits_a_window_the_default_would_refuse(tmp_pa
     (tmp_path / "m5.cpt").write_text("")
     assert options.roi_profile_period(options.validate(a)) == pytest.approx(1e-3)
     assert options.roi_profile_period(_args(tmp_path, "--cores", "8")) == pytest.approx(100e-6)
+
+
+def test_a_profile_start_needs_a_profile_and_is_not_negative(tmp_path):
+    (tmp_path / "m5.cpt").write_text("")
+    restore = ("--mode", "restore", "--checkpoint-dir", str(tmp_path))
+    ok = _args(tmp_path, "--cores", "8", "--roi-profile", "90000", "--roi-profile-period", "1000",
+               "--roi-profile-start", "20000", *restore)
+    assert options.validate(ok).roi_profile_start == 20000
+    for bad in (("--roi-profile-start", "20000"), ("--roi-profile", "500", "--roi-profile-start", "-1")):
+        with pytest.raises(limits.ConfigError, match="roi-profile-start"):
+            options.validate(_args(tmp_path, "--cores", "8", *bad, *restore))

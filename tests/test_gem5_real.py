@@ -245,7 +245,8 @@ def test_a_profiled_roi_is_sampled_by_symbol_and_its_figures_are_the_untraced_ru
     only, and changes no simulated figure: the same two cases run plain and profiled give the same
     ticks (the same run script: hotlines=1 adds a harness parameter, which moves the guest's pages);
     `vmscale threads` names the sampled kernel code per case.  1,000 pairs a thread (25-105 us
-    of simulated ROI): each ROI's first window opens at its workbegin, so both are sampled."""
+    of simulated ROI): each ROI's first window opens at its workbegin, so both are sampled, or
+    roi_profile_start us later."""
     def run(out, *extra):
         r = vmscale("run", "--backend", "gem5", "--cores", 2, "--workload", "refcount", "--kernel-variant",
                     "stock,refcache", "--param", "refcount.iters=1000", "--param", "refcount.chunk=500",
@@ -254,7 +255,8 @@ def test_a_profiled_roi_is_sampled_by_symbol_and_its_figures_are_the_untraced_ru
         return {row["kernel_variant"]: row["gem5.sim_ticks"]
                 for row in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
     out = tmp_path / "profiled"
-    assert run(out, "--gem5", "roi_profile=500") == run(tmp_path / "plain")
+    plain = run(tmp_path / "plain")
+    assert run(out, "--gem5", "roi_profile=500") == plain
     rois = [tuple(int(line.split()[1]) for line in pair)
             for pair in zip(*[iter((out / "m5out" / "profile-rois.txt").read_text().splitlines())] * 2)]
     assert len(rois) == 2
@@ -266,3 +268,13 @@ def test_a_profiled_roi_is_sampled_by_symbol_and_its_figures_are_the_untraced_ru
     samples = list(csv.DictReader(open(out / "symbols.csv")))
     assert {s["variant"] for s in samples} == {"stock", "refcache"}
     assert any(not s["symbol"].startswith(("user", "kernel:")) for s in samples)   # kernel code, named
+    # roi_profile_start: the profiled span (and its first window) begins that many us into each ROI
+    late = tmp_path / "late"
+    assert run(late, "--gem5", "roi_profile=500", "--gem5", "roi_profile_start=20") == plain
+    spans = [tuple(int(line.split()[1]) for line in pair)
+             for pair in zip(*[iter((late / "m5out" / "profile-rois.txt").read_text().splitlines())] * 2)]
+    assert [b - b0 for (b, _), (b0, _) in zip(spans, rois)] == [20_000_000] * 2     # 20 us in ps
+    assert [e for _, e in spans] == [e for _, e in rois]
+    with gzip.open(late / "m5out" / "trace.out.gz", "rt") as f:
+        first = min(int(line.split(":")[0]) for line in f if ": board.processor.cores" in line)
+    assert first >= spans[0][0]

@@ -113,6 +113,21 @@ def test_a_profile_made_with_a_longer_period_is_read_by_its_own_windows(tmp_path
         sum(sum(w.values()) for w in base["timeline"].values())
 
 
+def test_a_profile_begun_late_in_its_roi_counts_the_spans_share_of_the_operations(tmp_path):
+    assert threads.span_share(1000, 4000, 0) == 1.0
+    assert threads.span_share(1000, 4000, 1000) == pytest.approx(0.75)
+    assert threads.span_share(4000, 4000, 1000) == 0.0          # the ROI ended before its first window
+    # a manifest's roi_profile_start is read; the windows are numbered from the span's begin, as before
+    run = tmp_path / "run"
+    shutil.copytree(PROFILED, run)
+    m = json.loads((run / "manifest.json").read_text())
+    m["gem5_options"]["roi_profile_start"] = "50"
+    (run / "manifest.json").write_text(json.dumps(m))
+    (case,) = threads.load(run)
+    (base,) = threads.load(PROFILED)
+    assert sorted(case["timeline"]) == sorted(base["timeline"])
+
+
 def test_sampled_lines_outside_every_roi_are_dropped_and_time_stays_in_its_window():
     lines = ["100: board.processor.cores1.core: 0xffffffff81000000 @vr_fault+3    : mov",
              "130: board.processor.cores1.core: 0xffffffff81000000 @vr_walk_node+3    : mov",

@@ -23,9 +23,10 @@
 #     002c-, 004c-local-stock-warm and, in place of their four rounds, 010c- and 020c-local-stock-warm with 16 rounds
 #     (session 66, the current image): on one socket, where no transfer lengthens, how mmap_lock's hand-off grows with
 #     its waiters, and four times the takings at 20 for the path's line;
-#     160c-local-stock-warm (session 66, not in the default list: hours of host and 12 GB: traced, its ROI's first ms,
-#     every CPU spinning, took over 23 min and were stopped; a Slurm task) the same four rounds at 160
-#     cores, 90 us of every 1,000 traced (roi_profile_period: a tenth of the trace): what the model carried mmap_lock to.
+#     160c-local-stock-warm (sessions 66-67, not in the default list: an hour of host and 12 GB) the same four rounds
+#     at 160 cores, 200 us of every 1,000 traced (roi_profile_period), from 20 ms into the ROI (roi_profile_start:
+#     its first ~10 ms, every mmap_lock waiter spinning, traced at 90 us of every 1,000, took over 23 min and were
+#     stopped in session 66): what the model carried mmap_lock's cycle to, in the steady state.
 #   010c-pagecache-locked-warm, 020c-pagecache-locked-warm: pagecache under the mapping's i_pages lock, and
 #   010c-pageshare-atomic-warm, 020c-pageshare-atomic-warm: pageshare under radixvm-atomic, both with the
 #     parameters of results/gem5-e7-8870-share-cache-reclaim-warm, 90 us of every 100 us traced (session 43: their
@@ -68,13 +69,13 @@ all="040c-fault-stock-64 080c-fault-stock-64 080c-local-radixvm-percore-10 010c-
      010c-pipeline-radixvm-40 020c-pipeline-radixvm-40 020c-pipeline-radixvm-percore-500 080c-pipeline-radixvm-percore-500
      080c-pipeline-radixvm-percore-warm80"
 for c in ${CASES:-$all}; do
-  n=$((10#${c%%c-*})) window=500 period=
+  n=$((10#${c%%c-*})) window=500 period= start=
   case $c in
     *-fault-stock-64) w=fault v=stock params=(--param fault.iters=1 --param fault.pages=64 --param fault.mmap_pct=0) ;;
     *-fault-*-warm) w=fault v=${c#*-fault-} v=${v%-warm} window=20000 params=(--param fault.iters=2 --param fault.pages=64 --param fault.mmap_pct=0)
       case $c in 0[12]0c-fault-*-warm) window=90000 ;; esac ;;
     *-local-stock-warm) w=local v=stock window=90000 params=(--param local.iters=4)
-      case $c in 00[24]c-*|0[12]0c-*) params=(--param local.iters=16) ;; 160c-*) period=1000 ;; esac ;;
+      case $c in 00[24]c-*|0[12]0c-*) params=(--param local.iters=16) ;; 160c-*) window=200000 period=1000 start=20000 ;; esac ;;
     *-pagecache-locked-warm) w=pagecache v=pagecache-locked window=90000
       params=(--param pagecache.iters=200 --param pagecache.file_pages=64 --param pagecache.mmap=0) ;;
     *-pagecache-locked-ownfd) w=pagecache v=pagecache-locked window=90000
@@ -100,7 +101,7 @@ for c in ${CASES:-$all}; do
   rm -rf "$d"
   .venv/bin/vmscale checkpoint --cores $n --gem5 board=e7-8870
   .venv/bin/vmscale run --backend gem5 --cores $n --gem5 board=e7-8870 --gem5 roi_profile=$window \
-      ${period:+--gem5 roi_profile_period=$period} --workload $w \
+      ${period:+--gem5 roi_profile_period=$period} ${start:+--gem5 roi_profile_start=$start} --workload $w \
       --kernel-variant $v "${params[@]}" --out "$d"
   (cd "$d/m5out" && rm -f config.json && gzip -f stats.txt config.ini)
   .venv/bin/vmscale threads "$d"

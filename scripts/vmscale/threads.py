@@ -10,8 +10,9 @@ the slow threads execute more; on misses, that they wait on lines; a core busy (
 small share of the ROI, that its thread sleeps (a sleeping lock: neither fit then explains it).
 
 A run made with `--gem5 roi_profile=N` also traced N ns of every CPU's instructions every 100 us
-(or roi_profile_period) of each ROI, with the kernel symbol of each: each thread's sampled
-instructions and time (an instruction's time is the gap to its CPU's next one) by symbol, and the symbols the slower half of
+(or roi_profile_period) of each ROI, with the kernel symbol of each (from roi_profile_start us into
+the ROI: the per-operation figures then take the profiled span's share of the operations as its
+share of the ROI's time): each thread's sampled instructions and time (an instruction's time is the gap to its CPU's next one) by symbol, and the symbols the slower half of
 the threads spent more time in than the faster half name what the slow ones do.
 
 Pure logic over one dump and one result (per_thread, by_socket, fits, sampled, slower_by_symbol,
@@ -202,6 +203,13 @@ def ipi_row(symbols: dict, received: float, ops: float, window_ticks: int, tick_
             "interrupted": (episodes or {}).get("interrupted") or Counter()}
 
 
+def span_share(begin: int, end: int, start_ticks: int) -> float:
+    """The profiled span's share of its ROI's operations (and IPIs), taken as its share of the ROI's
+    time: the span [begin, end) began roi_profile_start (start_ticks) into the ROI.  An empty span
+    (the ROI ended before its first window) has none."""
+    return (end - begin) / (end - begin + start_ticks) if end > begin else 0.0
+
+
 def _hz(clock: str) -> float:
     m = re.fullmatch(r"([\d.]+)\s*([GMk]?)Hz", str(clock))
     if not m:
@@ -227,6 +235,7 @@ def load(run_dir) -> list:
     run_dir = Path(run_dir)
     parsed, dumps = case_dumps(run_dir)
     per_socket, window_ns, tick_per_cycle, cores, period_ticks = 0, 1000, math.nan, 0, PERIOD_TICKS
+    start_ticks = 0
     manifest = run_dir / "manifest.json"
     if manifest.is_file():
         m = json.loads(manifest.read_text())
@@ -236,6 +245,7 @@ def load(run_dir) -> list:
             per_socket = a.socket_cores
         window_ns = a.roi_profile or window_ns
         period_ticks = round(roi_profile_period(a) * 1e12)
+        start_ticks = round(getattr(a, "roi_profile_start", 0) * 1e6)     # us -> ps
         tick_per_cycle = 1e12 / _hz(a.clock)     # ps per cycle
     marks = run_dir / "m5out" / "profile-rois.txt"
     # a record may keep the trace as trace.out.xz (a third of gzip's size)
@@ -266,14 +276,14 @@ def load(run_dir) -> list:
         held = None
         if holds is not None:
             b, e = rois[i]
+            share = span_share(b, e, start_ticks)
+            ops = float(case.result.get("ops") or 0) * share
             held = lockholds.summary([h for h in holds if h["roi"] == i], window_ns * 1000, tick_per_cycle,
-                                     windows=-(-(e - b) // period_ticks), roi_ticks=e - b,
-                                     ops=float(case.result.get("ops") or 0),
+                                     windows=-(-(e - b) // period_ticks), roi_ticks=e - b, ops=ops,
                                      acquired=[a for a in acquired if a["roi"] == i])
-            held += lockholds.cycle_rows(occupancy, acquired, i, tick_per_cycle, e - b,
-                                         float(case.result.get("ops") or 0))
-            ipi = ipi_row(profiles[i], float((case.result.get("vmstat") or {}).get("nr_tlb_remote_flush_received")
-                                             or 0), float(case.result.get("ops") or 0), window_ns * 1000,
+            held += lockholds.cycle_rows(occupancy, acquired, i, tick_per_cycle, e - b, ops)
+            ipi = ipi_row(profiles[i], share * float((case.result.get("vmstat") or {}).get(
+                              "nr_tlb_remote_flush_received") or 0), ops, window_ns * 1000,
                           tick_per_cycle, period_ticks, episodes=episodes[i])
             held += [ipi] if ipi else []
         out.append({"case": cid, "variant": case.variant, "workload": case.workload, "cores": cores or len(tc),

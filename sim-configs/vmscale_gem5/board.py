@@ -96,6 +96,9 @@ OPTIONS = (
            "CPU's instructions with their kernel symbols (m5out/trace.out.gz; `vmscale threads` reads it)"),
     Option("roi_profile_period", int, 100, OBSERVER, "us between roi_profile's windows: longer for a shorter "
            "trace of a large machine (a window must still hold the holds it times)"),
+    Option("roi_profile_start", int, 0, OBSERVER, "us of each ROI before roi_profile's first window, untraced: "
+           "past a start-up transient (at 160 cores every mmap_lock waiter spins for its first ms); the "
+           "profiled span then begins at the first window (profile-rois.txt)"),
 )
 BY_NAME = {o.name: o for o in OPTIONS}
 NAMES = tuple(BY_NAME) + ("board",)    # what a user may set: --gem5 KEY=VALUE, a sweep's gem5.KEY

@@ -149,6 +149,9 @@ def validate(a) -> argparse.Namespace:
         raise limits.ConfigError("--hotlines, --profile and --roi-profile all use gem5's trace output: give one")
     if a.roi_profile_period <= 0:
         raise limits.ConfigError(f"--roi-profile-period {a.roi_profile_period}: us between windows, so at least 1")
+    if a.roi_profile_start < 0 or (a.roi_profile_start and not a.roi_profile):
+        raise limits.ConfigError(f"--roi-profile-start {a.roi_profile_start}: us of a ROI before --roi-profile's "
+                                 "first window, so at least 0, and only with --roi-profile")
     if a.roi_profile and not (0 < a.roi_profile * 1e-9 < roi_profile_period(a) and a.mode == "restore"):
         raise limits.ConfigError(f"--roi-profile {a.roi_profile}: ns traced per {roi_profile_period(a) * 1e6:.0f} us "
                                  "of a restored run's ROIs, so between 1 and the period")
