@@ -335,6 +335,7 @@ class HotLinesOnBoard:
     """The study's method: a traced case's hot-line stations, carried by the board's distances."""
     name, label = "hotboard", "hot lines carried by the board's distances from the largest fitted count"
     anchored = True
+    carried = True      # its curve begins at the largest fitted count (anchor()): below it the points stand
 
     def __init__(self, trace_rows: list, board, top: int = 0):
         self.trace_rows, self.board, self.top = trace_rows, board, top

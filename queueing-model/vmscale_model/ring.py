@@ -144,6 +144,7 @@ class RingOnBoard:
     name = "ring"
     label = "a ring at its slowest thread's pace, carried by the board's distances, not fitted"
     anchored = True
+    carried = True      # its curve begins at the largest fitted count: below it the points stand
 
     def __init__(self, trace_rows: list, board, hold_rows=()):
         self.trace_rows, self.board, self.hold_rows = trace_rows, board, list(hold_rows)
