@@ -245,7 +245,7 @@ def load(run_dir) -> list:
             per_socket = a.socket_cores
         window_ns = a.roi_profile or window_ns
         period_ticks = round(roi_profile_period(a) * 1e12)
-        start_ticks = round(getattr(a, "roi_profile_start", 0) * 1e6)     # us -> ps
+        start_ticks = round(a.roi_profile_start * 1e6)     # us -> ps
         tick_per_cycle = 1e12 / _hz(a.clock)     # ps per cycle
     marks = run_dir / "m5out" / "profile-rois.txt"
     # a record may keep the trace as trace.out.xz (a third of gzip's size)
