@@ -97,16 +97,21 @@ def test_a_profiled_run_is_sampled_by_symbol_inside_its_roi_only():
         sum(sum(c["ticks"].values()) for c in symbols.values())
 
 
+def _profiled_with(tmp_path, **options) -> Path:
+    """A copy of the profiled fixture whose manifest gives these gem5 options."""
+    run = tmp_path / "run"
+    shutil.copytree(PROFILED, run)
+    m = json.loads((run / "manifest.json").read_text())
+    m["gem5_options"].update(options)
+    (run / "manifest.json").write_text(json.dumps(m))
+    return run
+
+
 def test_a_profile_made_with_a_longer_period_is_read_by_its_own_windows(tmp_path):
     """roi_profile_period (us between windows) is the run's, read from its manifest: the same trace
     read as taken every 200 us has half as many windows (the fixture's four, 100 us apart, fall two
     to a period) and the same sampled time."""
-    run = tmp_path / "run"
-    shutil.copytree(PROFILED, run)
-    m = json.loads((run / "manifest.json").read_text())
-    m["gem5_options"]["roi_profile_period"] = "200"
-    (run / "manifest.json").write_text(json.dumps(m))
-    (case,) = threads.load(run)
+    (case,) = threads.load(_profiled_with(tmp_path, roi_profile_period="200"))
     (base,) = threads.load(PROFILED)
     assert sorted(case["timeline"]) == [0, 1] and sorted(base["timeline"]) == [0, 1, 2, 3]
     assert sum(sum(w.values()) for w in case["timeline"].values()) == \
@@ -118,12 +123,7 @@ def test_a_profile_begun_late_in_its_roi_counts_the_spans_share_of_the_operation
     assert threads.span_share(1000, 4000, 1000) == pytest.approx(0.75)
     assert threads.span_share(4000, 4000, 1000) == 0.0          # the ROI ended before its first window
     # a manifest's roi_profile_start is read; the windows are numbered from the span's begin, as before
-    run = tmp_path / "run"
-    shutil.copytree(PROFILED, run)
-    m = json.loads((run / "manifest.json").read_text())
-    m["gem5_options"]["roi_profile_start"] = "50"
-    (run / "manifest.json").write_text(json.dumps(m))
-    (case,) = threads.load(run)
+    (case,) = threads.load(_profiled_with(tmp_path, roi_profile_start="50"))
     (base,) = threads.load(PROFILED)
     assert sorted(case["timeline"]) == sorted(base["timeline"])
 
