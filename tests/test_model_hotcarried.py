@@ -499,3 +499,9 @@ def test_linuxs_local_is_predicted_at_four_and_eight_times_on_its_steady_state()
         if "methods" in out[k]:
             measured, said = out[k]["peak_cores"], out[k]["methods"]["hotlocks"]["peak_cores"]
             assert measured == 2 and abs(math.log2(said / measured)) <= 1, (k, said)
+
+
+def test_a_curve_with_no_point_at_the_fitted_counts_is_refused_with_the_reason():
+    # e.g. `vmscale model locks --ops-per-thread 20`, a ROI size measured at 160 cores only
+    with pytest.raises(methods.NoModel, match="no point of the curve at the fitted core counts"):
+        hotcarried.Carried([], [{"cores": "10"}], None, None)

@@ -81,3 +81,22 @@ def test_the_studys_verdict_carries_the_check_where_a_profile_was_made_past_the_
                              boards=with_sockets)
         text = study.verdict(result)
         assert ("locks where profiled past the fit" in text and "at 40: lru_lock busy" in text) == shown, text
+
+
+def test_linuxs_mmap_lock_at_160_cores_is_carried_within_ten_percent_a_taking():
+    """local/stock, fitted on 1-20 with mmap_lock profiled at 2-20, beside its profile at 160 cores (traced from 20 ms
+    into the ROI, past the start-up's spinning): the lock busy throughout there, its hold and hand-off a taking as
+    carried within 10%; on the 40-round curve, which has no 160-core point, the verdict's line says so."""
+    local = [PROFILES / f"{n:03d}c-local-stock-warm" / "holds.csv" for n in (2, 4, 10, 20, 160)]
+    trace = cli.hotline_rows(REPO / "results" / "gem5-e7-8870-local-hotlines" / "010c-local-stock" / "hotlines.csv")
+    held = [r for p in local for r in cli.hold_rows(p)]
+    rows = fitlib.load_table(TABLE, "local", "stock", ops_per_thread=10)
+    out = lockcheck.check(rows, trace, held, with_sockets("board=e7-8870"), train_max=20)
+    lock = next(r for r in out if r["cores"] == 160 and r["lock"] == "mmap_lock")
+    (v, h, g), (pv, ph, pg) = lock["carried"], lock["profiled"]
+    assert h + g == pytest.approx(ph + pg, rel=0.10) and h == pytest.approx(ph, rel=0.10)
+    cycle = next(r for r in cli.hold_rows(local[-1]) if r["site"] == "mmap_lock" and r["kind"] == "rwsem-cycle")
+    assert float(cycle["held"]) + float(cycle["waiting"]) > 0.95          # a queue stands throughout
+    forty = fitlib.load_table(TABLE, "local", "stock", ops_per_thread=40)
+    text = lockcheck.line(lockcheck.check(forty, trace, held, with_sockets("board=e7-8870"), train_max=20))
+    assert "at 160: mmap_lock (no point of this curve there)" in text and "nan" not in text

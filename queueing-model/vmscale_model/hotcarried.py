@@ -192,6 +192,9 @@ class Carried:
         seen) of itself, and, where holds.csv has the holds' spread (hold_sd_cycles), the mean
         holds' carried along the line through the profiles (hold_sd)."""
         fitted = sorted({int(float(r["cores"])) for r in rows})
+        if not fitted:
+            raise methods.NoModel("no point of the curve at the fitted core counts (a curve of one ROI size "
+                                  "measured only past them?)")
         traced = sorted({int(r["cores"]) for r in trace_rows if r.get("cores")})
         usable = [n for n in traced if n <= fitted[-1]]
         if not usable:

@@ -80,12 +80,20 @@ def render(check_rows: list, min_share: float = 0.01) -> str:
 def line(check_rows: list, top: int = 2) -> str:
     """The verdict's line: at each count a profile measured, the busiest locks' carried and profiled
     (takings per operation, hold, hand-off) and busy shares at the measured rate; '' without one."""
+    def demand(r):      # busy at the measured rate; without a point there, the carried cycles per operation
+        b = max(r["carried_busy"], r["profiled_busy"])
+        return b if b == b else r["carried"][0] * (r["carried"][1] + r["carried"][2])
+
+    def busy(r):
+        if r["carried_busy"] != r["carried_busy"]:
+            return "(no point of this curve there)"
+        return f"busy {r['carried_busy']:.0%} carried, {r['profiled_busy']:.0%} profiled"
+
     parts = []
     for n in sorted({r["cores"] for r in check_rows if r["profiled"]}):
-        at = sorted((r for r in check_rows if r["cores"] == n and r["profiled"]),
-                    key=lambda r: -max(r["carried_busy"], r["profiled_busy"]))[:top]
+        at = sorted((r for r in check_rows if r["cores"] == n and r["profiled"]), key=lambda r: -demand(r))[:top]
         parts.append(f"at {n}: " + "; ".join(
-            f"{r['lock']} busy {r['carried_busy']:.0%} carried, {r['profiled_busy']:.0%} profiled "
+            f"{r['lock']} {busy(r)} "
             f"({r['carried'][0]:.3g}/{r['profiled'][0]:.3g} per op, hold {r['carried'][1]:,.0f}/{r['profiled'][1]:,.0f}, "
             f"hand-off {r['carried'][2]:,.0f}/{r['profiled'][2]:,.0f})" for r in at))
     return ("  locks where profiled past the fit (carried/profiled, never an input) " + "; ".join(parts)) if parts else ""
