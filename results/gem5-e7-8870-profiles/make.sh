@@ -23,10 +23,10 @@
 #     002c-, 004c-local-stock-warm and, in place of their four rounds, 010c- and 020c-local-stock-warm with 16 rounds
 #     (session 66, the current image): on one socket, where no transfer lengthens, how mmap_lock's hand-off grows with
 #     its waiters, and four times the takings at 20 for the path's line;
-#     160c-local-stock-warm (sessions 66-67, not in the default list: an hour of host and 12 GB) the same four rounds
-#     at 160 cores, 200 us of every 1,000 traced (roi_profile_period), from 20 ms into the ROI (roi_profile_start:
-#     its first ~10 ms, every mmap_lock waiter spinning, traced at 90 us of every 1,000, took over 23 min and were
-#     stopped in session 66): what the model carried mmap_lock's cycle to, in the steady state.
+#     160c-local-stock-warm (session 67: 4,971 host s, 12 GB) the same four rounds at 160 cores, 200 us of every
+#     1,000 traced (roi_profile_period), from 20 ms into the ROI (roi_profile_start: its first ms, every mmap_lock
+#     waiter spinning, took 55 min untraced and, traced at 90 us of every 1,000 in session 66, over 23 min for 6 ms):
+#     what the model carried mmap_lock's cycle to, in the steady state.
 #   010c-pagecache-locked-warm, 020c-pagecache-locked-warm: pagecache under the mapping's i_pages lock, and
 #   010c-pageshare-atomic-warm, 020c-pageshare-atomic-warm: pageshare under radixvm-atomic, both with the
 #     parameters of results/gem5-e7-8870-share-cache-reclaim-warm, 90 us of every 100 us traced (session 43: their
@@ -62,6 +62,7 @@ out=results/gem5-e7-8870-profiles
 all="040c-fault-stock-64 080c-fault-stock-64 080c-local-radixvm-percore-10 010c-fault-stock-warm 020c-fault-stock-warm
      010c-fault-rwlock-warm 020c-fault-rwlock-warm 010c-fault-rcu-warm 020c-fault-rcu-warm 040c-fault-rcu-warm 080c-fault-rcu-warm
      002c-local-stock-warm 004c-local-stock-warm 010c-local-stock-warm 020c-local-stock-warm 040c-local-stock-warm
+     160c-local-stock-warm
      010c-pagecache-locked-warm
      020c-pagecache-locked-warm 010c-pageshare-atomic-warm 020c-pageshare-atomic-warm 080c-pageshare-atomic-500
      080c-reclaim-stock-500 040c-reclaim-stock-warm 010c-reclaim-stock-warm 020c-reclaim-stock-warm
