@@ -12,8 +12,9 @@ small share of the ROI, that its thread sleeps (a sleeping lock: neither fit the
 A run made with `--gem5 roi_profile=N` also traced N ns of every CPU's instructions every 100 us
 (or roi_profile_period) of each ROI, with the kernel symbol of each (from roi_profile_start us into
 the ROI: the per-operation figures then take the profiled span's share of the operations as its
-share of the ROI's time): each thread's sampled instructions and time (an instruction's time is the gap to its CPU's next one) by symbol, and the symbols the slower half of
-the threads spent more time in than the faster half name what the slow ones do.
+share of the ROI's time): each thread's sampled instructions and time (an instruction's time is
+the gap to its CPU's next one) by symbol, and the symbols the slower half of the threads spent
+more time in than the faster half name what the slow ones do.
 
 Pure logic over one dump and one result (per_thread, by_socket, fits, sampled, slower_by_symbol,
 socket_shares); `load` reads a run directory (its ROI dumps by vmscale.backends.gem5.case_dumps).
@@ -205,8 +206,10 @@ def ipi_row(symbols: dict, received: float, ops: float, window_ticks: int, tick_
 
 def span_share(begin: int, end: int, start_ticks: int) -> float:
     """The profiled span's share of its ROI's operations (and IPIs), taken as its share of the ROI's
-    time: the span [begin, end) began roi_profile_start (start_ticks) into the ROI.  An empty span
-    (the ROI ended before its first window) has none."""
+    time: the span [begin, end) began roi_profile_start (start_ticks) into the ROI.  A start slower
+    than the rest (the reason to skip it) leaves more of the operations in the span, so the
+    per-operation figures are then upper bounds (all the ROI's operations give the lower ones).
+    An empty span (the ROI ended before its first window) has none."""
     return (end - begin) / (end - begin + start_ticks) if end > begin else 0.0
 
 
