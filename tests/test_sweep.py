@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -110,6 +111,16 @@ def test_gem5_sweep_without_gem5_is_refused(tmp_path):
     r = vmscale("sweep", "run", spec, "--out", tmp_path / "out", env={"GEM5": ""})
     assert r.returncode == 2 and "GEM5 is not set" in r.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_complete_gem5_sweep_is_collected_again_without_gem5(tmp_path):
+    # a record's make.sh re-makes its tables and studies from runs it keeps: no simulator needed
+    shipped = REPO / "results" / "gem5-e7-8870-pagecache-own-fd"
+    shutil.copytree(shipped / "sweep", tmp_path / "sweep")
+    r = vmscale("sweep", "run", REPO / "scripts" / "sweeps" / "gem5-e7-8870-pagecache-own-fd.toml",
+                "--out", tmp_path / "sweep", env={"GEM5": ""})
+    assert r.returncode == 0, r.stderr
+    assert "6 complete, 0 to run" in r.stdout and (tmp_path / "sweep" / "table.csv").is_file()
 
 
 def _spec(tmp_path, text, name="spec.toml"):

@@ -6,13 +6,16 @@
 # and the models fitted on 1-20 cores and judged at 40 (`study-20/`).  The sweep is resumable (complete jobs are kept);
 # GEM5 must be set for a job not complete.  PARSEC's curve (-warmup-parsec.toml, session 60); 80 cores, RCU and PARSEC
 # a restore each (-warmup-80.toml: not run to its end yet; its warm-up alone outlasts a 3-hour session here, RUNLOG
-# session 60, so give it a Slurm job: `vmscale sweep slurm`); and the hot lines of the warm RCU ROI traced at 20 cores.
+# session 60, so give it a Slurm job: `vmscale sweep slurm`; here only with WITH_80=1, so that re-making the record
+# boots no 80-core machine); and the hot lines of the warm RCU ROI traced at 20 cores.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/gem5-e7-8870-reclaim-warmup
 .venv/bin/vmscale sweep run scripts/sweeps/gem5-e7-8870-reclaim-warmup.toml --parallel 1 --out "$out/sweep"
 .venv/bin/vmscale sweep run scripts/sweeps/gem5-e7-8870-reclaim-warmup-parsec.toml --parallel 1 --out "$out/sweep-parsec"
-.venv/bin/vmscale sweep run scripts/sweeps/gem5-e7-8870-reclaim-warmup-80.toml --parallel 1 --out "$out/sweep-80"
+if [ "${WITH_80:-0}" = 1 ]; then
+  .venv/bin/vmscale sweep run scripts/sweeps/gem5-e7-8870-reclaim-warmup-80.toml --parallel 1 --out "$out/sweep-80"
+fi
 # (a finished job only: gzip must not take the files of a job another sweep is still running)
 for m in "$out"/sweep*/jobs/*/m5out; do [ -f "$m/../manifest.json" ] || continue; (cd "$m" && rm -f config.json && { [ ! -f stats.txt ] || gzip -f stats.txt config.ini; }); done
 .venv/bin/vmscale collect --restat $(ls -d "$out"/sweep*/jobs/*/manifest.json | xargs -n1 dirname) -o "$out/table.csv"

@@ -32,10 +32,10 @@ from vmscale_gem5.resume import EXIT_RESUME
 
 def prepare(spec_path, out) -> tuple:
     spec = sweep.load(spec_path)
-    if spec.backend == "gem5":
-        from vmscale.backends import gem5
-        gem5.binary()  # GEM5 must point at a gem5 build before anything is written
     sweep_dir = Path(out).resolve()
+    if spec.backend == "gem5" and any(job_state(sweep_dir, j.id) != "complete" for j in sweep.jobs(spec)):
+        from vmscale.backends import gem5
+        gem5.binary()  # a job to run: GEM5 must point at a gem5 build before anything is written
     sweep_dir.mkdir(parents=True, exist_ok=True)
     saved = sweep_dir / "sweep.toml"
     if saved.exists() and saved.read_text() != spec.source:
