@@ -216,14 +216,10 @@ profiled = {"roi": False, "on": False, "due": None, "marked": False}
 
 
 def profile_window(start=False):
-    if start and a.roi_profile_start:
-        profiled["on"] = False
-        wait = int(a.roi_profile_start * 1e6)     # us -> ticks
-        profiled["due"] = m5.curTick() + wait
-        m5.scheduleTickExitFromCurrent(wait)
-        return
     if start:
         profiled["on"] = False
+        if a.roi_profile_start:       # the first window opens later
+            return schedule_window(int(a.roi_profile_start * 1e6))     # us -> ticks
     elif m5.curTick() != profiled["due"] or not profiled["roi"]:
         return
     if not profiled["marked"]:
@@ -232,7 +228,10 @@ def profile_window(start=False):
     window = int(a.roi_profile * 1000)        # ns -> ticks
     profiled["on"] = not profiled["on"]
     exec_trace(profiled["on"])
-    wait = window if profiled["on"] else int(options.roi_profile_period(a) * 1e12) - window
+    schedule_window(window if profiled["on"] else int(options.roi_profile_period(a) * 1e12) - window)
+
+
+def schedule_window(wait: int):
     profiled["due"] = m5.curTick() + wait
     m5.scheduleTickExitFromCurrent(wait)
 

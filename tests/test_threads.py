@@ -122,7 +122,8 @@ def test_a_profile_begun_late_in_its_roi_counts_the_spans_share_of_the_operation
     assert threads.span_share(1000, 4000, 0) == 1.0
     assert threads.span_share(1000, 4000, 1000) == pytest.approx(0.75)
     assert threads.span_share(4000, 4000, 1000) == 0.0          # the ROI ended before its first window
-    # a manifest's roi_profile_start is read; the windows are numbered from the span's begin, as before
+    # a manifest with roi_profile_start loads (an option the Board lacks would not), its windows numbered from the
+    # span's begin as before (the fixture has no holds, whose per-operation figures the share scales)
     (case,) = threads.load(_profiled_with(tmp_path, roi_profile_start="50"))
     (base,) = threads.load(PROFILED)
     assert sorted(case["timeline"]) == sorted(base["timeline"])

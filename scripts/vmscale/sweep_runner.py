@@ -33,7 +33,8 @@ from vmscale_gem5.resume import EXIT_RESUME
 def prepare(spec_path, out) -> tuple:
     spec = sweep.load(spec_path)
     sweep_dir = Path(out).resolve()
-    if spec.backend == "gem5" and any(job_state(sweep_dir, j.id) != "complete" for j in sweep.jobs(spec)):
+    job_list = sweep.jobs(spec)
+    if spec.backend == "gem5" and any(job_state(sweep_dir, j.id) != "complete" for j in job_list):
         from vmscale.backends import gem5
         gem5.binary()  # a job to run: GEM5 must point at a gem5 build before anything is written
     sweep_dir.mkdir(parents=True, exist_ok=True)
@@ -42,7 +43,6 @@ def prepare(spec_path, out) -> tuple:
         raise VmscaleError(f"{sweep_dir} holds a different sweep spec",
                            "use another --out, or remove the directory to start over")
     atomic_write_text(saved, spec.source)
-    job_list = sweep.jobs(spec)
     atomic_write_text(sweep_dir / "jobs.json", json.dumps(
         [{"id": j.id, "backend": j.backend, "cores": j.cores, "params": j.params, "gem5": j.gem5, "rep": j.rep,
           "workloads": j.workloads, "variants": j.variants, "cases": j.cases,
